@@ -1,0 +1,140 @@
+"""The arithmetic gateway: the only module that imports sympy.
+
+Used for (1) deciding size equalities in types, exactly (``(R*N)*(c*h*w) = R*(N*(c*h*w))``),
+(2) the range check of index expressions (``r*N + n < R*N`` when ``r < R``, ``n < N``), and
+(3) exact real numbers for counterexamples (``sqrt``, ``exp`` of rationals).  Only exact
+``Integer``/``Rational`` values are built here; never ``Float``.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import lru_cache
+
+import sympy
+
+from . import terms as T
+
+
+class NotASize(Exception):
+    """The term is not built from size names, numerals, `+` and `*`."""
+
+
+def to_sympy(t: T.Term, subst: tuple[tuple[str, T.Term], ...] = ()) -> sympy.Expr:
+    """A size (or index) term as a sympy polynomial; ``subst`` replaces names first."""
+    return _to_sympy(t, subst)
+
+
+@lru_cache(maxsize=65536)
+def _to_sympy(t: T.Term, subst: tuple[tuple[str, T.Term], ...]) -> sympy.Expr:
+    if isinstance(t, T.Var):
+        for name, val in subst:
+            if name == t.name:
+                return _to_sympy(val, subst)
+        return sympy.Symbol(t.name, integer=True, nonnegative=True)
+    if isinstance(t, T.Num):
+        if t.value.denominator != 1:
+            raise NotASize(f"{t.value} is not a natural number")
+        return sympy.Integer(t.value.numerator)
+    if isinstance(t, T.BinOp) and t.op in ("+", "*"):
+        a, b = _to_sympy(t.lhs, subst), _to_sympy(t.rhs, subst)
+        return sympy.expand(a + b if t.op == "+" else a * b)
+    raise NotASize(type(t).__name__)
+
+
+@lru_cache(maxsize=65536)
+def sizes_equal(a: T.Term, b: T.Term, subst: tuple[tuple[str, T.Term], ...] = ()) -> bool:
+    """Exact equality of two size expressions as polynomials (after ``subst``)."""
+    return sympy.expand(_to_sympy(a, subst) - _to_sympy(b, subst)) == 0
+
+
+def _nonneg_coeffs(expr: sympy.Expr, gens: list[sympy.Symbol]) -> bool:
+    expr = sympy.expand(expr)
+    if expr == 0:
+        return True
+    if not gens:
+        return bool(expr >= 0)
+    poly = sympy.Poly(expr, *gens)
+    return all(c >= 0 for c in poly.coeffs())
+
+
+def index_in_range(index: T.Term, bound: T.Term, var_bounds: dict[str, T.Term],
+                   subst: tuple[tuple[str, T.Term], ...] = ()) -> bool:
+    """Is ``index < bound`` for every value of the index variables (``v < var_bounds[v]``)?
+
+    Sound and incomplete: the index must be a polynomial with nonnegative coefficients in the
+    index variables; we bound it by putting every variable at its maximum ``B_v - 1`` and show
+    ``bound - 1 - max`` has nonnegative coefficients once every size that bounds a variable is
+    written ``1 + t`` (a range that is used is nonempty).
+    """
+    idx = _to_sympy(index, subst)
+    bnd = _to_sympy(bound, subst)
+    ivars = {v: sympy.Symbol(v, integer=True, nonnegative=True) for v in var_bounds}
+    used = [ivars[v] for v in var_bounds if ivars[v] in idx.free_symbols]
+    if used and not _nonneg_coeffs(idx, used):
+        return False
+    maxval = idx.subs({ivars[v]: _to_sympy(var_bounds[v], subst) - 1
+                       for v in var_bounds if ivars[v] in idx.free_symbols})
+    diff = sympy.expand(bnd - 1 - maxval)
+    positive: set[sympy.Symbol] = set()
+    for v in var_bounds:
+        if ivars[v] in idx.free_symbols:
+            b = _to_sympy(var_bounds[v], subst)
+            factors = b.as_ordered_factors() if isinstance(b, sympy.Mul) else [b]
+            for f in factors:
+                if isinstance(f, sympy.Symbol):
+                    positive.add(f)
+                elif isinstance(f, sympy.Pow) and isinstance(f.base, sympy.Symbol):
+                    positive.add(f.base)
+    shifted = diff.subs({s: s + 1 for s in positive}, simultaneous=True)
+    gens = sorted(shifted.free_symbols, key=lambda s: s.name)
+    return _nonneg_coeffs(shifted, gens)
+
+
+def size_value(t: T.Term, values: dict[str, int]) -> int:
+    """Evaluate a size term at concrete sizes."""
+    if isinstance(t, T.Var):
+        return values[t.name]
+    if isinstance(t, T.Num):
+        return int(t.value)
+    if isinstance(t, T.BinOp):
+        a, b = size_value(t.lhs, values), size_value(t.rhs, values)
+        return a + b if t.op == "+" else a * b
+    raise NotASize(type(t).__name__)
+
+
+# ---- exact reals for counterexamples -----------------------------------------------------------
+
+def exact(x: Fraction | int) -> sympy.Expr:
+    x = Fraction(x)
+    return sympy.Rational(x.numerator, x.denominator)
+
+
+def exact_sqrt(x: sympy.Expr) -> sympy.Expr:
+    return sympy.sqrt(x)
+
+
+def exact_exp(x: sympy.Expr) -> sympy.Expr:
+    return sympy.exp(x)
+
+
+def exact_is_positive(x: sympy.Expr) -> bool | None:
+    """Sign of an exact real (None when it cannot be decided to 60 digits)."""
+    if x.is_Rational:
+        return bool(x > 0)
+    v = sympy.N(x, 60)
+    if abs(v) < sympy.Float("1e-50", 60):
+        return None
+    return bool(v > 0)
+
+
+def exact_nonzero(x: sympy.Expr) -> bool:
+    """True when ``x`` is certainly nonzero (rational, or > 1e-50 in 60-digit arithmetic)."""
+    if x.is_Rational:
+        return x != 0
+    v = sympy.N(x, 60)
+    return bool(abs(v) > sympy.Float("1e-50", 60))
+
+
+def exact_str(x: sympy.Expr) -> str:
+    return str(x)

@@ -1,0 +1,97 @@
+"""The one error hierarchy of shardproof.
+
+Every error that a user can cause (bad syntax, an unknown name, a size mismatch, an import outside
+the lemma root) is a :class:`ShardproofError` carrying a source position.  The CLI is the only
+place that catches them; it prints ``path:line:col: error: message``, the source line and a caret,
+and exits with status 2.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A source position: 1-based line and column of the start (and end) of a piece of text."""
+
+    path: str
+    line: int
+    col: int
+    end_line: int = 0
+    end_col: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}"
+
+
+class ShardproofError(Exception):
+    """An error in the user's input, with the place it was found.
+
+    ``kind`` is one of ``parse``, ``name``, ``type``, ``import``, ``input``; ``theorem`` names the
+    declaration the error is inside, when there is one.
+    """
+
+    kind = "input"
+
+    def __init__(self, message: str, span: Span | None = None, *, theorem: str | None = None,
+                 source_line: str | None = None, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.span = span
+        self.theorem = theorem
+        self.source_line = source_line
+        self.hint = hint
+
+    def with_context(self, *, span: Span | None = None, theorem: str | None = None
+                     ) -> "ShardproofError":
+        """Fill in a position or a theorem name that the raiser did not know."""
+        if self.span is None and span is not None:
+            self.span = span
+        if self.theorem is None and theorem is not None:
+            self.theorem = theorem
+        return self
+
+    def render(self, source_lines: dict[str, list[str]] | None = None) -> str:
+        """``path:line:col: error: message``, the source line and a caret under the spot."""
+        where = str(self.span) if self.span else "<input>"
+        head = f"{where}: error: {self.message}"
+        if self.theorem:
+            head += f" (in `{self.theorem}`)"
+        lines = [head]
+        text = self.source_line
+        if text is None and self.span and source_lines and self.span.path in source_lines:
+            src = source_lines[self.span.path]
+            if 1 <= self.span.line <= len(src):
+                text = src[self.span.line - 1]
+        if text is not None and self.span is not None:
+            shown = text.rstrip("\n")
+            col = max(self.span.col, 1)
+            if len(shown) > 200:  # a 1 MB line: show a window around the spot
+                start = max(col - 80, 0)
+                shown = ("…" if start else "") + shown[start:start + 160] + "…"
+                col = col - start + (1 if start else 0)
+            lines.append("  " + shown)
+            width = 1
+            if self.span.end_line == self.span.line and self.span.end_col > self.span.col:
+                width = min(self.span.end_col - self.span.col, max(len(shown) - col + 1, 1))
+            lines.append("  " + " " * (col - 1) + "^" * max(width, 1))
+        if self.hint:
+            lines.append(f"  hint: {self.hint}")
+        return "\n".join(lines)
+
+
+class ParseError(ShardproofError):
+    kind = "parse"
+
+
+class NameError_(ShardproofError):
+    kind = "name"
+
+
+class TypeError_(ShardproofError):
+    kind = "type"
+
+
+class ImportError_(ShardproofError):
+    kind = "import"

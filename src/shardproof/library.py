@@ -1,0 +1,286 @@
+"""Files, imports and declarations: from `.lemma` paths to elaborated globals.
+
+A *lemma root* is a directory; `import kit.defs` reads ``<root>/kit/defs.lemma`` and nothing
+outside the root.  The prelude (package data, ``prelude/*.lemma``) is imported by every file.
+Each file is parsed once; imports are loaded depth-first with cycle detection; every declaration
+is elaborated in order by :class:`~shardproof.types.Elaborator`.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+from . import terms as T
+from .errors import ImportError_, NameError_, ShardproofError, Span, TypeError_
+from .syntax import decode_source, parse_module
+from .types import (Ctx, Elaborator, FinT, GlobalDecl, GlobalEnv, NatT, Param, PropT, Ty,
+                    nonzero_names)
+
+PRELUDE_FILES = ("core.lemma", "batch.lemma", "bn.lemma", "conv.lemma", "loss.lemma")
+ROOT_MARKER = ".lemmaroot"
+MAX_FILE_BYTES = 4 * 1024 * 1024
+
+
+@dataclass
+class LoadedFile:
+    path: str
+    module: T.Module
+    env: GlobalEnv                         # everything visible at the end of the file
+    own: list[GlobalDecl] = field(default_factory=list)
+    imports: list[str] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+
+
+def find_root(path: Path) -> Path:
+    """The lemma root of a path: the nearest ancestor holding ``.lemmaroot``, else the dir."""
+    p = path.resolve()
+    start = p if p.is_dir() else p.parent
+    for cand in [start, *start.parents]:
+        if (cand / ROOT_MARKER).exists():
+            return cand
+    return start
+
+
+class Library:
+    """Loads files under one lemma root (and the prelude) and elaborates their declarations."""
+
+    def __init__(self, root: Path | str, *, prelude: GlobalEnv | None = None) -> None:
+        self.root = Path(root).resolve()
+        self.files: dict[str, LoadedFile] = {}
+        self._loading: list[str] = []
+        self.prelude = prelude if prelude is not None else prelude_env()
+        self.sources: dict[str, list[str]] = {}
+        self.owner: dict[str, str] = {}  # global name -> file that declares it
+
+    # ---- files
+    def display(self, p: Path) -> str:
+        try:
+            return os.path.relpath(p, Path.cwd())
+        except ValueError:  # pragma: no cover - other drive on Windows
+            return str(p)
+
+    def load(self, path: Path | str, *, text: str | None = None) -> LoadedFile:
+        p = Path(path).resolve()
+        key = str(p)
+        if key in self.files:
+            return self.files[key]
+        shown = self.display(p)
+        if key in self._loading:
+            cycle = self._loading[self._loading.index(key):] + [key]
+            raise ImportError_("import cycle: " + " → ".join(
+                self.display(Path(c)) for c in cycle), None)
+        if text is None:
+            data = p.read_bytes()
+            if len(data) > MAX_FILE_BYTES:
+                raise ShardproofError(f"file too large ({len(data)} bytes; the limit is "
+                                      f"{MAX_FILE_BYTES})", Span(shown, 1, 1))
+            text = decode_source(data, shown)
+        self.sources[shown] = text.splitlines()
+        module = parse_module(text, shown)
+        self._loading.append(key)
+        try:
+            env = self.prelude.copy()
+            imports: list[str] = []
+            for d in module.decls:
+                if isinstance(d, T.Import):
+                    target = self.resolve_import(d, p)
+                    dep = self.load(target)
+                    imports.append(str(target))
+                    for g in dep.env.decls.values():
+                        env.add(g)
+            lf = LoadedFile(shown, module, env, imports=imports, lines=text.splitlines())
+            elaborate_module(lf, self)
+        finally:
+            self._loading.pop()
+        self.files[key] = lf
+        return lf
+
+    def resolve_import(self, imp: T.Import, importer: Path) -> Path:
+        rel = Path(*imp.path).with_suffix(".lemma")
+        target = (self.root / rel).resolve()
+        if self.root not in target.parents:
+            raise ImportError_(f"import `{'.'.join(imp.path)}` leaves the lemma root "
+                               f"{self.display(self.root)}", imp.span)
+        if not target.is_file():
+            raise ImportError_(f"cannot find `{'.'.join(imp.path)}` (looked for "
+                               f"{self.display(target)} under the lemma root "
+                               f"{self.display(self.root)})", imp.span)
+        return target
+
+
+def _param_kind(ty: Ty) -> str:
+    if isinstance(ty, NatT):
+        return "size"
+    if isinstance(ty, PropT):
+        return "hyp"
+    return "value"
+
+
+def _used_variables(variables: list[T.Binder], d: T.Decl) -> list[T.Binder]:
+    """`variable` binders a declaration mentions (directly or through an included binder's type)."""
+    if not variables:
+        return []
+    names: set[str] = set()
+    parts: list[T.Term] = []
+    if isinstance(d, (T.Def, T.Theorem, T.Opaque)):
+        parts.extend(b.ty for b in d.binders if b.ty is not None)
+        parts.append(d.stmt if isinstance(d, T.Theorem) else d.ret)
+        if isinstance(d, T.Def):
+            parts.append(d.body)
+    for p in parts:
+        names |= T.free_names(p)
+    own = {b.name for b in getattr(d, "binders", ())}
+    chosen: list[T.Binder] = []
+    changed = True
+    while changed:
+        changed = False
+        for b in variables:
+            if b.name in names and b.name not in own and b not in chosen:
+                chosen.append(b)
+                if b.ty is not None:
+                    names |= T.free_names(b.ty)
+                changed = True
+    return [b for b in variables if b in chosen]
+
+
+def elaborate_module(lf: LoadedFile, lib: Library | None) -> None:
+    """Elaborate every declaration of a file in order, adding each to ``lf.env``."""
+    el = Elaborator()
+    variables: list[T.Binder] = []
+    seen: dict[str, Span | None] = {}
+    for d in lf.module.decls:
+        if isinstance(d, T.Import):
+            continue
+        if isinstance(d, T.Variable):
+            variables.extend(d.binders)
+            continue
+        name = getattr(d, "name")
+        if name in seen or (lf.env.get(name) is not None and lib is not None
+                            and lib.owner.get(name, lf.path) != lf.path):
+            where = seen.get(name) or (lf.env.get(name).span if lf.env.get(name) else None)
+            raise NameError_(f"duplicate declaration `{name}`"
+                             + (f" (first declared at {where})" if where else ""),
+                             d.span, theorem=name)
+        if lf.env.get(name) is not None and lf.env.get(name).kind in ("opaque",) and \
+                lf.env.get(name).path.startswith("<prelude"):
+            raise NameError_(f"`{name}` is a built-in of the prelude; choose another name",
+                             d.span, theorem=name)
+        extra = _used_variables(variables, d)
+        if extra:
+            d = type(d)(**{**{f: getattr(d, f) for f in d.__dataclass_fields__},
+                           "binders": tuple(extra) + d.binders})
+        seen[name] = d.span
+        try:
+            g = elaborate_decl(d, lf.env, el, lf.path)
+        except ShardproofError as exc:
+            raise exc.with_context(span=d.span, theorem=name) from None
+        lf.env.add(g)
+        lf.own.append(g)
+        if lib is not None:
+            lib.owner[name] = lf.path
+
+
+def elaborate_decl(d: T.Decl, env: GlobalEnv, el: Elaborator, path: str) -> GlobalDecl:
+    ctx = Ctx(env, theorem=getattr(d, "name", None))
+    params: list[Param] = []
+    binders: list[tuple[str, Ty]] = []
+    hyps: list[tuple[str, T.Term]] = []
+    names_seen: set[str] = set()
+    for b in getattr(d, "binders", ()):
+        if b.name in names_seen:
+            raise TypeError_(f"the binder `{b.name}` is declared twice", b.span,
+                             theorem=ctx.theorem)
+        names_seen.add(b.name)
+        if b.ty is None:  # pragma: no cover - the grammar requires a type here
+            raise TypeError_(f"`{b.name}` needs a type", b.span)
+        if _is_prop_syntax(b.ty):
+            prop = el.prop(b.ty, ctx)
+            ctx.facts.append(prop)
+            _add_size_equality(prop, ctx)
+            params.append(Param(b.name, prop, "hyp", b.implicit))
+            hyps.append((b.name, prop))
+            ctx.locals[b.name] = PropT()
+            continue
+        ty = el.type_of_term(b.ty, ctx)
+        ctx.locals[b.name] = ty
+        from .types import ty_to_term
+        params.append(Param(b.name, ty_to_term(ty), _param_kind(ty), b.implicit))
+        binders.append((b.name, ty))
+    if isinstance(d, T.Def):
+        ret_ty = el.type_of_term(d.ret, ctx) if not _is_prop_type(d.ret) else PropT()
+        if isinstance(ret_ty, PropT):
+            body = el.prop(d.body, ctx)
+        else:
+            body = el.expect(d.body, ctx, ret_ty)
+        return GlobalDecl(d.name, "def", tuple(params), d.ret if not isinstance(ret_ty, PropT)
+                          else None, body=body, doc=d.doc, span=d.span, path=path, decl=d,
+                          ret_ty=ret_ty, size_subst=ctx.subst)
+    if isinstance(d, T.Opaque):
+        ret_ty = el.type_of_term(d.ret, ctx)
+        if d.linear_in is not None and d.linear_in not in {p.name for p in params}:
+            raise TypeError_(f"`@[linear {d.linear_in}]` names no parameter of `{d.name}`",
+                             d.span)
+        return GlobalDecl(d.name, "opaque", tuple(params), d.ret, linear_in=d.linear_in,
+                          doc=d.doc, span=d.span, path=path, decl=d, ret_ty=ret_ty)
+    if isinstance(d, T.Theorem):
+        stmt = el.prop(d.stmt, ctx)
+        return GlobalDecl(d.name, "theorem", tuple(params), None, stmt=stmt,
+                          binders=tuple(binders), hyps=tuple(hyps), doc=d.doc, span=d.span,
+                          path=path, decl=d, proof=d.proof, size_subst=ctx.subst)
+    raise AssertionError(d)  # pragma: no cover
+
+
+def _is_prop_syntax(t: T.Term) -> bool:
+    return isinstance(t, (T.Cmp, T.And, T.Forall))
+
+
+def _is_prop_type(t: T.Term) -> bool:
+    return isinstance(t, T.Var) and t.name == "Prop"
+
+
+def _add_size_equality(prop: T.Term, ctx: Ctx) -> None:
+    """A hypothesis `a = b` between sizes: later types are compared with ``a := b``."""
+    if isinstance(prop, T.Cmp) and prop.op == "=":
+        lt = ctx.locals.get(prop.lhs.name) if isinstance(prop.lhs, T.Var) else None
+        rt = ctx.locals.get(prop.rhs.name) if isinstance(prop.rhs, T.Var) else None
+        if isinstance(lt, NatT) and prop.lhs != prop.rhs:
+            ctx.subst = ctx.subst + ((prop.lhs.name, prop.rhs),)
+        elif isinstance(rt, NatT):
+            ctx.subst = ctx.subst + ((prop.rhs.name, prop.lhs),)
+
+
+@lru_cache(maxsize=1)
+def prelude_env() -> GlobalEnv:
+    """The built-in vocabulary: the prelude files, elaborated once per process."""
+    env = GlobalEnv()
+    base = resources.files("shardproof").joinpath("prelude")
+    for fname in PRELUDE_FILES:
+        text = base.joinpath(fname).read_text(encoding="utf-8")
+        shown = f"<prelude>/{fname}"
+        module = parse_module(text, shown)
+        lf = LoadedFile(shown, module, env)
+        elaborate_module(lf, None)
+        env = lf.env
+    return env
+
+
+def theorem_ctx(g: GlobalDecl, env: GlobalEnv) -> Ctx:
+    """A context with a theorem's binders and hypotheses (for tactics that elaborate terms)."""
+    ctx = Ctx(env, theorem=g.name)
+    for name, ty in g.binders:
+        ctx.locals[name] = ty
+    for _, h in g.hyps:
+        ctx.facts.append(h)
+    ctx.subst = g.size_subst
+    return ctx
+
+
+def known_nonzero(g: GlobalDecl) -> set[str]:
+    return nonzero_names([h for _, h in g.hyps])
+
+
+__all__ = ["Library", "LoadedFile", "prelude_env", "find_root", "FinT"]

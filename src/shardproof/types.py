@@ -1,0 +1,846 @@
+"""Types, shapes and elaboration.
+
+The checker gives every term a type and returns an *elaborated* term: the same term classes, with
+every implicit argument filled in, `X[i, j]` spelled as the flat access `X (i * b + j)`, and
+hypothesis obligations of definitions discharged at the call site.  Sizes are terms built from
+size names, numerals, `+` and `*`; two sizes are equal when they are equal polynomials (decided
+by :mod:`shardproof.arith`).  Every index used to read a vector or a family is checked to be in
+range, so every access the engine and the evaluator see is in bounds.
+
+Types: ``Nat`` (sizes and index arithmetic), ``Fin n`` (an index below n), ``ℝ``, ``Vec n``
+(n reals, flat), ``A → B`` (families ``Fin R → Vec n``, per-example maps ``Vec a → Vec b``), and
+``Prop`` (statements and hypotheses).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from . import arith
+from . import terms as T
+from .errors import NameError_, Span, TypeError_
+from .pretty import pretty
+
+
+# --------------------------------------------------------------------------- semantic types
+
+@dataclass(frozen=True, slots=True)
+class Ty:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class NatT(Ty):
+    def __str__(self) -> str:
+        return "Nat"
+
+
+@dataclass(frozen=True, slots=True)
+class RealT(Ty):
+    def __str__(self) -> str:
+        return "ℝ"
+
+
+@dataclass(frozen=True, slots=True)
+class PropT(Ty):
+    def __str__(self) -> str:
+        return "Prop"
+
+
+@dataclass(frozen=True, slots=True)
+class FinT(Ty):
+    size: T.Term
+
+    def __str__(self) -> str:
+        return f"Fin {_paren(self.size)}"
+
+
+@dataclass(frozen=True, slots=True)
+class VecT(Ty):
+    size: T.Term
+
+    def __str__(self) -> str:
+        return f"Vec {_paren(self.size)}"
+
+
+@dataclass(frozen=True, slots=True)
+class FunT(Ty):
+    dom: Ty
+    cod: Ty
+
+    def __str__(self) -> str:
+        d = f"({self.dom})" if isinstance(self.dom, FunT) else str(self.dom)
+        return f"{d} → {self.cod}"
+
+
+def _paren(t: T.Term) -> str:
+    s = pretty(t)
+    return s if isinstance(t, (T.Var, T.Num)) else f"({s})"
+
+
+# --------------------------------------------------------------------------- global declarations
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a global: ``kind`` is ``size``, ``value`` or ``hyp`` (an obligation)."""
+
+    name: str
+    ty_term: T.Term
+    kind: str
+    implicit: bool
+
+
+@dataclass
+class GlobalDecl:
+    """A `def`, `opaque` or proved-or-not `theorem`, elaborated."""
+
+    name: str
+    kind: str  # "def" | "opaque" | "theorem"
+    params: tuple[Param, ...]
+    ret_term: T.Term | None
+    body: T.Term | None = None           # elaborated body of a def
+    stmt: T.Term | None = None           # elaborated statement of a theorem
+    binders: tuple[tuple[str, Ty], ...] = ()   # a theorem's binders with their types
+    hyps: tuple[tuple[str, T.Term], ...] = ()  # a theorem's hypotheses (elaborated props)
+    linear_in: str | None = None
+    doc: str | None = None
+    span: Span | None = None
+    path: str = ""
+    decl: T.Decl | None = None
+    ret_ty: Ty | None = None
+    proof: T.Proof | None = None
+    size_subst: tuple[tuple[str, T.Term], ...] = ()
+
+
+class GlobalEnv:
+    """All globals visible to a file: the prelude, its imports, and its own declarations."""
+
+    def __init__(self) -> None:
+        self.decls: dict[str, GlobalDecl] = {}
+
+    def add(self, d: GlobalDecl) -> None:
+        self.decls[d.name] = d
+
+    def get(self, name: str) -> GlobalDecl | None:
+        return self.decls.get(name)
+
+    def copy(self) -> "GlobalEnv":
+        g = GlobalEnv()
+        g.decls = dict(self.decls)
+        return g
+
+
+TYPE_NAMES = {"Nat", "ℕ", "ℝ", "Real", "Vec", "Fin", "Prop"}
+
+
+# --------------------------------------------------------------------------- local context
+
+@dataclass
+class Ctx:
+    env: GlobalEnv
+    locals: dict[str, Ty] = field(default_factory=dict)
+    subst: tuple[tuple[str, T.Term], ...] = ()   # size equalities a = b, oriented a := b
+    facts: list[T.Term] = field(default_factory=list)
+    theorem: str | None = None
+
+    def child(self) -> "Ctx":
+        return Ctx(self.env, dict(self.locals), self.subst, list(self.facts), self.theorem)
+
+    def fin_bounds(self) -> dict[str, T.Term]:
+        return {n: t.size for n, t in self.locals.items() if isinstance(t, FinT)}
+
+
+def _err(msg: str, t: T.Term | None, ctx: Ctx, cls=TypeError_, hint: str | None = None):
+    return cls(msg, getattr(t, "span", None), theorem=ctx.theorem, hint=hint)
+
+
+# --------------------------------------------------------------------------- type equality
+
+def same_size(a: T.Term, b: T.Term, ctx: Ctx) -> bool:
+    try:
+        return arith.sizes_equal(a, b, ctx.subst)
+    except arith.NotASize:
+        return False
+
+
+def ty_eq(a: Ty, b: Ty, ctx: Ctx) -> bool:
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, (VecT, FinT)):
+        return same_size(a.size, b.size, ctx)  # type: ignore[attr-defined]
+    if isinstance(a, FunT):
+        return ty_eq(a.dom, b.dom, ctx) and ty_eq(a.cod, b.cod, ctx)  # type: ignore[attr-defined]
+    return True
+
+
+def is_nat(t: Ty) -> bool:
+    return isinstance(t, (NatT, FinT))
+
+
+# --------------------------------------------------------------------------- substitution
+
+def subst_term(t: T.Term, m: dict[str, T.Term]) -> T.Term:
+    """Replace free names by terms (types and sizes only bind nothing, props may: we respect it)."""
+    if not m:
+        return t
+    if isinstance(t, T.Var):
+        return m.get(t.name, t)
+    if isinstance(t, (T.Num,)):
+        return t
+    if isinstance(t, (T.Lam, T.Sum, T.Forall)):
+        inner = dict(m)
+        bs = []
+        for b in t.binders:
+            ty = subst_term(b.ty, inner) if b.ty is not None else None
+            inner.pop(b.name, None)
+            bs.append(T.Binder(b.name, ty, b.implicit, span=b.span))
+        return type(t)(tuple(bs), subst_term(t.body, inner), span=t.span)
+    if isinstance(t, T.App):
+        return T.App(subst_term(t.fn, m), tuple(subst_term(a, m) for a in t.args), span=t.span)
+    if isinstance(t, T.Index):
+        return T.Index(subst_term(t.base, m), tuple(subst_term(a, m) for a in t.indices),
+                       span=t.span)
+    if isinstance(t, T.BinOp):
+        return T.BinOp(t.op, subst_term(t.lhs, m), subst_term(t.rhs, m), span=t.span)
+    if isinstance(t, T.Neg):
+        return T.Neg(subst_term(t.arg, m), span=t.span)
+    if isinstance(t, T.Ite):
+        return T.Ite(subst_term(t.cond, m), subst_term(t.then, m), subst_term(t.els, m),
+                     span=t.span)
+    if isinstance(t, T.Cmp):
+        return T.Cmp(t.op, subst_term(t.lhs, m), subst_term(t.rhs, m), span=t.span)
+    if isinstance(t, T.And):
+        return T.And(subst_term(t.lhs, m), subst_term(t.rhs, m), span=t.span)
+    if isinstance(t, T.Arrow):
+        return T.Arrow(subst_term(t.dom, m), subst_term(t.cod, m), span=t.span)
+    if isinstance(t, T.NamedArg):
+        return T.NamedArg(t.name, subst_term(t.value, m), span=t.span)
+    if isinstance(t, T.VecLit):
+        return T.VecLit(tuple(subst_term(a, m) for a in t.items), span=t.span)
+    return t
+
+
+# --------------------------------------------------------------------------- the elaborator
+
+class Elaborator:
+    """Bidirectional checking: ``elab(t, ctx, expected) -> (elaborated term, type)``."""
+
+    # ---- types written by the user
+    def type_of_term(self, t: T.Term, ctx: Ctx) -> Ty:
+        if isinstance(t, T.Var):
+            if t.name in ("Nat", "ℕ"):
+                return NatT()
+            if t.name in ("ℝ", "Real"):
+                return RealT()
+            if t.name == "Prop":
+                return PropT()
+            raise _err(f"`{t.name}` is not a type (expected Nat, ℝ, Vec n, Fin n or A → B)",
+                       t, ctx)
+        if isinstance(t, T.App) and isinstance(t.fn, T.Var) and t.fn.name in ("Vec", "Fin"):
+            if len(t.args) != 1:
+                raise _err(f"`{t.fn.name}` takes one size, got {len(t.args)}", t, ctx)
+            size = self.size(t.args[0], ctx)
+            return VecT(size) if t.fn.name == "Vec" else FinT(size)
+        if isinstance(t, T.Arrow):
+            return FunT(self.type_of_term(t.dom, ctx), self.type_of_term(t.cod, ctx))
+        raise _err(f"`{pretty(t)}` is not a type", t, ctx)
+
+    def size(self, t: T.Term, ctx: Ctx) -> T.Term:
+        """Check that ``t`` is a size (Nat names, numerals, + and *) and return it elaborated."""
+        e, ty = self.elab(t, ctx, NatT())
+        if not isinstance(ty, NatT) or not _is_size_term(e, ctx):
+            raise _err(f"`{pretty(t)}` is not a size (sizes are Nat names, numerals, + and *)",
+                       t, ctx)
+        return e
+
+    # ---- props
+    def prop(self, t: T.Term, ctx: Ctx) -> T.Term:
+        e, ty = self.elab(t, ctx, PropT())
+        if not isinstance(ty, PropT):
+            raise _err(f"expected a statement (Prop), got a term of type {ty}", t, ctx)
+        return e
+
+    # ---- expressions
+    def elab(self, t: T.Term, ctx: Ctx, expected: Ty | None = None) -> tuple[T.Term, Ty]:
+        m = getattr(self, "_e_" + type(t).__name__, None)
+        if m is None:
+            raise _err(f"`{pretty(t)}` cannot be used here", t, ctx)
+        return m(t, ctx, expected)
+
+    def _e_Num(self, t: T.Num, ctx: Ctx, expected):
+        if isinstance(expected, RealT) or t.value.denominator != 1:
+            return t, RealT()
+        return t, NatT()
+
+    def _e_Var(self, t: T.Var, ctx: Ctx, expected):
+        if t.name in ctx.locals:
+            ty = ctx.locals[t.name]
+            if isinstance(ty, NatT) and isinstance(expected, RealT):
+                return t, RealT()  # a size used as a real number
+            return t, ty
+        g = ctx.env.get(t.name)
+        if g is not None:
+            return self._apply_global(g, t, (), ctx, expected)
+        if t.name in TYPE_NAMES:
+            raise _err(f"the type `{t.name}` cannot be used as a value", t, ctx)
+        raise _err(f"unknown name `{t.name}`", t, ctx, NameError_,
+                   hint=_suggest(t.name, list(ctx.locals) + list(ctx.env.decls)))
+
+    def _e_NamedArg(self, t: T.NamedArg, ctx: Ctx, expected):
+        raise _err(f"a named argument `({t.name} := …)` is only allowed in an application",
+                   t, ctx)
+
+    def _e_Arrow(self, t, ctx, expected):
+        raise _err("a function type cannot be used as a value", t, ctx)
+
+    def _e_VecLit(self, t: T.VecLit, ctx: Ctx, expected):
+        items = tuple(self.expect(i, ctx, RealT()) for i in t.items)
+        return T.VecLit(items, span=t.span), VecT(T.Num(Fraction(len(items))))
+
+    def expect(self, t: T.Term, ctx: Ctx, want: Ty) -> T.Term:
+        e, ty = self.elab(t, ctx, want)
+        if isinstance(want, RealT) and isinstance(ty, NatT):
+            return e
+        if isinstance(want, NatT) and isinstance(ty, FinT):
+            return e
+        if not ty_eq(ty, want, ctx):
+            raise _mismatch(t, want, ty, ctx)
+        return e
+
+    def _e_Neg(self, t: T.Neg, ctx: Ctx, expected):
+        e, ty = self.elab(t.arg, ctx, expected if expected is not None else RealT())
+        if isinstance(ty, (NatT, FinT)):
+            if isinstance(expected, (NatT, FinT)):
+                raise _err("sizes and indices are natural numbers: no negation", t, ctx)
+            ty = RealT()
+        if not isinstance(ty, (RealT, VecT)):
+            raise _err(f"cannot negate a term of type {ty}", t, ctx)
+        return T.Neg(e, span=t.span), ty
+
+    def _e_BinOp(self, t: T.BinOp, ctx: Ctx, expected):
+        op = t.op
+        if op == "•":
+            s = self.expect(t.lhs, ctx, RealT())
+            v, vty = self.elab(t.rhs, ctx, expected if isinstance(expected, VecT) else None)
+            if not isinstance(vty, VecT):
+                raise _err(f"`•` scales a vector; the right side has type {vty}", t.rhs, ctx)
+            return T.BinOp("•", s, v, span=t.span), vty
+        if op == "^":
+            b, bty = self.elab(t.lhs, ctx, RealT())
+            if not isinstance(t.rhs, T.Num) or t.rhs.value.denominator != 1 or t.rhs.value < 0:
+                raise _err("the exponent must be a natural-number literal", t.rhs, ctx)
+            if not isinstance(bty, (RealT, NatT)):
+                raise _err(f"cannot raise a term of type {bty} to a power", t, ctx)
+            return T.BinOp("^", b, t.rhs, span=t.span), RealT()
+        want_real = isinstance(expected, RealT)
+        want = expected if isinstance(expected, (VecT,)) else (RealT() if want_real else None)
+        a, aty = self.elab(t.lhs, ctx, want)
+        b, bty = self.elab(t.rhs, ctx, want if want is not None else
+                           (RealT() if isinstance(aty, RealT) else None))
+        if is_nat(aty) and is_nat(bty) and not want_real and op in ("+", "*"):
+            if not (isinstance(aty, RealT) or isinstance(bty, RealT)):
+                return T.BinOp(op, a, b, span=t.span), NatT()
+        if op == "/" and is_nat(aty) and is_nat(bty) and not want_real:
+            # 1 / R written where a real is meant (e.g. as a factor): it is a real division.
+            pass
+        if isinstance(aty, VecT) or isinstance(bty, VecT):
+            if op not in ("+", "-"):
+                raise _err(f"`{op}` between vectors is not defined (use `•` to scale, or an op)",
+                           t, ctx)
+            if not (isinstance(aty, VecT) and isinstance(bty, VecT)):
+                raise _err(f"cannot add a vector and a scalar ({aty} {op} {bty})", t, ctx)
+            if not same_size(aty.size, bty.size, ctx):
+                raise _err(f"size mismatch in `{op}`: {aty} vs {bty}", t, ctx)
+            return T.BinOp(op, a, b, span=t.span), aty
+        for side, ty, tt in (("left", aty, t.lhs), ("right", bty, t.rhs)):
+            if isinstance(ty, FinT) and not isinstance(expected, (NatT, FinT)) and (
+                    want_real or op in ("-", "/")):
+                raise _err("an index (Fin) cannot be used as a real number", tt, ctx)
+            if not isinstance(ty, (RealT, NatT, FinT)):
+                raise _err(f"the {side} side of `{op}` has type {ty}; expected a number", tt, ctx)
+        if op == "-" and is_nat(aty) and is_nat(bty) and not want_real:
+            raise _err("sizes and indices are natural numbers: no subtraction", t, ctx)
+        return T.BinOp(op, a, b, span=t.span), RealT()
+
+    def _e_Cmp(self, t: T.Cmp, ctx: Ctx, expected):
+        a, aty = self.elab(t.lhs, ctx, None)
+        b, bty = self.elab(t.rhs, ctx, aty if not isinstance(aty, FinT) else NatT())
+        if isinstance(aty, NatT) and isinstance(bty, RealT):
+            a, aty = self.elab(t.lhs, ctx, RealT())
+        if isinstance(aty, RealT) and isinstance(bty, NatT):
+            b, bty = self.elab(t.rhs, ctx, RealT())
+        if is_nat(aty) and is_nat(bty):
+            return T.Cmp(t.op, a, b, span=t.span), PropT()
+        if t.op in ("=", "≠"):
+            if not ty_eq(aty, bty, ctx):
+                raise _mismatch(t.rhs, aty, bty, ctx, what="the two sides of the equation")
+            if isinstance(aty, (FunT, PropT)):
+                raise _err(f"cannot compare terms of type {aty}", t, ctx)
+            return T.Cmp(t.op, a, b, span=t.span), PropT()
+        if not (isinstance(aty, RealT) and isinstance(bty, RealT)):
+            raise _err(f"`{t.op}` compares numbers; got {aty} and {bty}", t, ctx)
+        return T.Cmp(t.op, a, b, span=t.span), PropT()
+
+    def _e_And(self, t: T.And, ctx: Ctx, expected):
+        return T.And(self.prop(t.lhs, ctx), self.prop(t.rhs, ctx), span=t.span), PropT()
+
+    def _e_Forall(self, t: T.Forall, ctx: Ctx, expected):
+        inner = ctx.child()
+        bs = self.bind(t.binders, t.body, inner)
+        body = self.prop(t.body, inner)
+        return T.Forall(bs, body, span=t.span), PropT()
+
+    def bind(self, binders: tuple[T.Binder, ...], body: T.Term | None, ctx: Ctx,
+             expected_doms: list[Ty] | None = None) -> tuple[T.Binder, ...]:
+        """Add binders to ``ctx`` (inferring a missing type from its first use in ``body``)."""
+        out = []
+        for k, b in enumerate(binders):
+            if b.ty is None:
+                ty = None
+                if expected_doms is not None and k < len(expected_doms):
+                    ty = expected_doms[k]
+                elif body is not None:
+                    ty = self._infer_binder(b.name, body, ctx)
+                if ty is None:
+                    raise _err(f"cannot infer the type of `{b.name}`; write `({b.name} : Fin n)`",
+                               b, ctx)
+                ty_term = ty_to_term(ty)
+            else:
+                ty = self.type_of_term(b.ty, ctx)
+                ty_term = ty_to_term(ty)
+            ctx.locals[b.name] = ty
+            out.append(T.Binder(b.name, ty_term, b.implicit, span=b.span))
+        return tuple(out)
+
+    def _infer_binder(self, name: str, body: T.Term, ctx: Ctx) -> Ty | None:
+        """The type a bare binder must have: from its first use as an argument of a local."""
+        found: list[Ty] = []
+
+        def go(u: T.Term) -> None:
+            if found:
+                return
+            if isinstance(u, T.App) and isinstance(u.fn, T.Var):
+                head = ctx.locals.get(u.fn.name)
+                ty = head
+                for a in u.args:
+                    if not isinstance(ty, (FunT, VecT)):
+                        break
+                    if isinstance(a, T.Var) and a.name == name:
+                        found.append(ty.dom if isinstance(ty, FunT) else FinT(ty.size))
+                        return
+                    ty = ty.cod if isinstance(ty, FunT) else None
+                g = ctx.env.get(u.fn.name)
+                if g is not None and head is None:
+                    explicit = [p for p in g.params if not p.implicit and p.kind != "hyp"]
+                    for p, a in zip(explicit, u.args):
+                        if isinstance(a, T.Var) and a.name == name:
+                            ty_t = p.ty_term
+                            if isinstance(ty_t, T.App) and isinstance(ty_t.fn, T.Var) and \
+                                    ty_t.fn.name == "Fin":
+                                pass  # depends on other args: fall through to generic search
+            for c in u.children():
+                go(c)
+
+        go(body)
+        return found[0] if found else None
+
+    def _e_Lam(self, t: T.Lam, ctx: Ctx, expected):
+        inner = ctx.child()
+        doms: list[Ty] | None = None
+        if isinstance(expected, FunT):
+            doms = []
+            e: Ty | None = expected
+            for _ in t.binders:
+                if isinstance(e, FunT):
+                    doms.append(e.dom)
+                    e = e.cod
+        elif isinstance(expected, VecT) and any(b.ty is None for b in t.binders):
+            doms = [FinT(s) for s in split_size(expected.size, len(t.binders))]
+        bs = self.bind(t.binders, t.body, inner, doms)
+        btys = [inner.locals[b.name] for b in bs]
+        if all(isinstance(bt, FinT) for bt in btys):
+            body, bty = self.elab(t.body, inner, None)
+            if isinstance(bty, NatT) and not _mentions_fin(body, inner):
+                bty = RealT()
+            if isinstance(bty, RealT):
+                size = _product([bt.size for bt in btys])  # type: ignore[attr-defined]
+                return T.Lam(bs, body, span=t.span), VecT(size)
+            if isinstance(bty, FinT) or isinstance(bty, NatT):
+                raise _err("a `fun` over indices must produce real numbers", t.body, ctx)
+        body, bty = self.elab(t.body, inner, None)
+        if isinstance(bty, NatT):
+            bty = RealT()
+        ty: Ty = bty
+        for bt in reversed(btys):
+            ty = FunT(bt, ty)
+        return T.Lam(bs, body, span=t.span), ty
+
+    def _e_Sum(self, t: T.Sum, ctx: Ctx, expected):
+        inner = ctx.child()
+        bs = self.bind(t.binders, t.body, inner)
+        for b in bs:
+            if not isinstance(inner.locals[b.name], FinT):
+                raise _err("`∑` ranges over `Fin n`", b, ctx)
+        want = expected if isinstance(expected, VecT) else RealT()
+        body, bty = self.elab(t.body, inner, want)
+        if isinstance(bty, NatT):
+            bty = RealT()
+        if not isinstance(bty, (RealT, VecT)):
+            raise _err(f"cannot sum terms of type {bty}", t.body, ctx)
+        return T.Sum(bs, body, span=t.span), bty
+
+    def _e_Ite(self, t: T.Ite, ctx: Ctx, expected):
+        cond = self.prop(t.cond, ctx)
+        a, aty = self.elab(t.then, ctx, expected or RealT())
+        b, bty = self.elab(t.els, ctx, aty if not isinstance(aty, NatT) else RealT())
+        if isinstance(aty, NatT):
+            aty = RealT()
+        if isinstance(bty, NatT):
+            bty = RealT()
+        if not ty_eq(aty, bty, ctx):
+            raise _mismatch(t.els, aty, bty, ctx, what="the two branches")
+        return T.Ite(cond, a, b, span=t.span), aty
+
+    def _e_Index(self, t: T.Index, ctx: Ctx, expected):
+        base, bty = self.elab(t.base, ctx, None)
+        if not isinstance(bty, VecT):
+            raise _err(f"only vectors can be indexed with `[…]`; this has type {bty}", t.base, ctx)
+        factors = split_size(bty.size, len(t.indices))
+        if factors is None:
+            raise _err(f"{bty} does not split into {len(t.indices)} factors at its top-level "
+                       "products (X[i, j] reads X : Vec (a * b) at i * b + j)", t, ctx)
+        flat: T.Term | None = None
+        for k, (ix, fac) in enumerate(zip(t.indices, factors)):
+            e = self.index(ix, fac, ctx)
+            flat = e if flat is None else T.BinOp("+", T.BinOp("*", flat, fac), e)
+        assert flat is not None
+        return T.App(base, (flat,), span=t.span), RealT()
+
+    def index(self, ix: T.Term, bound: T.Term, ctx: Ctx) -> T.Term:
+        """Elaborate an index expression and check that it is below ``bound``."""
+        e, ty = self.elab(ix, ctx, NatT())
+        if not is_nat(ty):
+            raise _err(f"an index must be a natural number; this has type {ty}", ix, ctx)
+        if isinstance(ty, FinT) and same_size(ty.size, bound, ctx):
+            return e
+        try:
+            ok = arith.index_in_range(e, bound, ctx.fin_bounds(), ctx.subst)
+        except arith.NotASize:
+            raise _err(f"`{pretty(ix)}` is not an index expression (indices are built from "
+                       "Fin variables, sizes, numerals, + and *)", ix, ctx) from None
+        if not ok:
+            raise _err(f"cannot show that the index `{pretty(ix)}` is below `{pretty(bound)}`",
+                       ix, ctx)
+        return e
+
+    def _e_App(self, t: T.App, ctx: Ctx, expected):
+        head = t.fn
+        if isinstance(head, T.Var) and head.name not in ctx.locals:
+            g = ctx.env.get(head.name)
+            if g is not None:
+                return self._apply_global(g, head, t.args, ctx, expected, span=t.span)
+            if head.name in ("Vec", "Fin"):
+                raise _err(f"`{head.name} …` is a type, not a value", t, ctx)
+            raise _err(f"unknown name `{head.name}`", head, ctx, NameError_,
+                       hint=_suggest(head.name, list(ctx.locals) + list(ctx.env.decls)))
+        f, fty = self.elab(head, ctx, None)
+        return self._apply_value(f, fty, t.args, ctx, t)
+
+    def _apply_value(self, f: T.Term, fty: Ty, args, ctx: Ctx, whole: T.Term):
+        cur, cty = f, fty
+        for a in args:
+            if isinstance(a, T.NamedArg):
+                raise _err("named arguments are for definitions and ops", a, ctx)
+            if isinstance(cty, VecT):
+                ix = self.index(a, cty.size, ctx)
+                cur, cty = _app(cur, ix, whole), RealT()
+            elif isinstance(cty, FunT):
+                if isinstance(cty.dom, FinT):
+                    ix = self.index(a, cty.dom.size, ctx)
+                    cur = _app(cur, ix, whole)
+                else:
+                    cur = _app(cur, self.expect(a, ctx, cty.dom), whole)
+                cty = cty.cod
+            else:
+                raise _err(f"too many arguments: a term of type {cty} cannot be applied",
+                           a, ctx)
+        return cur, cty
+
+    def _apply_global(self, g: GlobalDecl, head: T.Var, args, ctx: Ctx, expected,
+                      span: Span | None = None):
+        if g.kind == "theorem":
+            raise _err(f"`{g.name}` is a theorem; cite it in a proof (`by rw [{g.name}]`)",
+                       head, ctx)
+        named = {a.name: a for a in args if isinstance(a, T.NamedArg)}
+        positional = [a for a in args if not isinstance(a, T.NamedArg)]
+        explicit = [p for p in g.params if not p.implicit and p.kind != "hyp"]
+        mapping: dict[str, T.Term] = {}
+        out_args: dict[str, T.Term] = {}
+        for nm, na in named.items():
+            if not any(p.name == nm for p in g.params):
+                raise _err(f"`{g.name}` has no parameter `{nm}`", na, ctx)
+        pos = iter(positional)
+        n_given = 0
+        for p in g.params:
+            if p.kind == "hyp":
+                continue
+            if p.name in named:
+                val = named[p.name].value
+            elif p.implicit:
+                continue
+            else:
+                try:
+                    val = next(pos)
+                except StopIteration:
+                    break
+            n_given += 1
+            e = self._elab_param(g, p, val, mapping, ctx)
+            out_args[p.name] = e
+            mapping[p.name] = e
+        extra = list(pos)
+        # Implicits must now be known.
+        for p in g.params:
+            if p.implicit and p.kind != "hyp" and p.name not in mapping:
+                raise _err(f"cannot infer the implicit argument `{p.name}` of `{g.name}`; "
+                           f"give it as `({p.name} := …)`", head, ctx)
+            if p.implicit and p.kind != "hyp":
+                out_args[p.name] = mapping[p.name]
+        remaining = [p for p in g.params if p.kind != "hyp" and p.name not in out_args]
+        # Obligations whose names are all known are checked now.
+        for p in g.params:
+            if p.kind == "hyp":
+                prop = subst_term(p.ty_term, mapping)
+                if not (set(T.free_names(prop)) & {q.name for q in remaining}):
+                    self.discharge(prop, ctx, head, g)
+        full = tuple(out_args[p.name] for p in g.params if p.name in out_args)
+        term: T.Term = head if not full else T.App(head, full, span=span)
+        if g.kind == "def" or g.kind == "opaque":
+            ret = self.type_of_term(subst_term(g.ret_term, mapping), ctx) \
+                if g.ret_term is not None else PropT()
+        else:  # pragma: no cover
+            ret = PropT()
+        ty: Ty = ret
+        for p in reversed(remaining):
+            if p.implicit:
+                raise _err(f"`{g.name}` is applied partially before its implicit `{p.name}` "
+                           "is known", head, ctx)
+            if any(p.name in T.free_names(q.ty_term) for q in remaining if q is not p) or \
+                    (g.ret_term is not None and p.name in T.free_names(g.ret_term)):
+                raise _err(f"`{g.name}` needs its argument `{p.name}` (later types depend on it)",
+                           head, ctx)
+            ty = FunT(self.type_of_term(subst_term(p.ty_term, mapping), ctx), ty)
+        if extra:
+            if not isinstance(ty, (VecT, FunT)):
+                raise _err(f"`{g.name}` takes {len(explicit)} explicit argument"
+                           f"{'s' if len(explicit) != 1 else ''}, got {len(positional)}",
+                           extra[0], ctx)
+            whole = T.App(head, tuple(args), span=span)
+            return self._apply_value(term, ty, extra, ctx, whole)
+        return term, ty
+
+    def _elab_param(self, g: GlobalDecl, p: Param, val: T.Term, mapping: dict[str, T.Term],
+                    ctx: Ctx) -> T.Term:
+        pty_term = subst_term(p.ty_term, mapping)
+        implicit_unknown = [q.name for q in g.params
+                            if q.implicit and q.kind == "size" and q.name not in mapping]
+        if p.kind == "size":
+            return self.size(val, ctx)
+        # Infer implicit sizes by matching the declared type with the argument's type.
+        if implicit_unknown and (set(T.free_names(pty_term)) & set(implicit_unknown)):
+            e, aty = self.elab(val, ctx, None)
+            binds = match_type(pty_term, aty, set(implicit_unknown), ctx)
+            if binds is None:
+                raise _err(f"argument `{p.name}` of `{g.name}` should have type "
+                           f"{pretty(pty_term)}, got {aty}", val, ctx)
+            mapping.update(binds)
+            pty = self.type_of_term(subst_term(p.ty_term, mapping), ctx)
+            if not ty_eq(pty, aty, ctx):
+                raise _mismatch(val, pty, aty, ctx, what=f"argument `{p.name}` of `{g.name}`")
+            return e
+        pty = self.type_of_term(pty_term, ctx)
+        if isinstance(pty, FinT):
+            return self.index(val, pty.size, ctx)
+        e, aty = self.elab(val, ctx, pty)
+        if isinstance(pty, RealT) and isinstance(aty, NatT):
+            return e
+        if not ty_eq(pty, aty, ctx):
+            raise _mismatch(val, pty, aty, ctx, what=f"argument `{p.name}` of `{g.name}`")
+        return e
+
+    def discharge(self, prop: T.Term, ctx: Ctx, at: T.Term, g: GlobalDecl) -> None:
+        """Check a definition's hypothesis at a call site (size equalities and positivity)."""
+        if isinstance(prop, T.Cmp) and prop.op == "=":
+            if same_size(prop.lhs, prop.rhs, ctx):
+                return
+            raise _err(f"`{g.name}` needs `{pretty(prop)}`, which does not follow "
+                       "(sizes differ)", at, ctx)
+        if fact_holds(prop, ctx):
+            return
+        raise _err(f"`{g.name}` needs `{pretty(prop)}`; add it as a hypothesis", at, ctx)
+
+
+def fact_holds(prop: T.Term, ctx: Ctx) -> bool:
+    """Does a size fact (`0 < R`, `n ≠ 0`) follow from the context's hypotheses?"""
+    if isinstance(prop, T.Cmp) and prop.op in ("<", "≠"):
+        if prop.op == "<" and not (isinstance(prop.lhs, T.Num) and prop.lhs.value == 0):
+            return False
+        target = prop.rhs if prop.op == "<" else prop.lhs
+        return size_nonzero(target, ctx)
+    return False
+
+
+def nonzero_names(ctx_facts: list[T.Term]) -> set[str]:
+    """Size names known nonzero from facts `0 < R`, `R ≠ 0`, `N * (h * w) ≠ 0`, `0 < N * h`."""
+    out: set[str] = set()
+    for f in ctx_facts:
+        target = None
+        if isinstance(f, T.Cmp) and f.op == "<" and isinstance(f.lhs, T.Num) and f.lhs.value == 0:
+            target = f.rhs
+        elif isinstance(f, T.Cmp) and f.op == "≠" and isinstance(f.rhs, T.Num) and \
+                f.rhs.value == 0:
+            target = f.lhs
+        if target is not None and _is_monomial(target):
+            out.update(_monomial_names(target))
+    return out
+
+
+def size_nonzero(t: T.Term, ctx: Ctx) -> bool:
+    if not _is_monomial(t):
+        return False
+    nz = nonzero_names(ctx.facts)
+    for nm in _monomial_names(t):
+        if nm not in nz:
+            return False
+    return _monomial_coeff(t) != 0
+
+
+def _is_monomial(t: T.Term) -> bool:
+    if isinstance(t, (T.Var, T.Num)):
+        return True
+    return isinstance(t, T.BinOp) and t.op == "*" and _is_monomial(t.lhs) and _is_monomial(t.rhs)
+
+
+def _monomial_names(t: T.Term) -> list[str]:
+    if isinstance(t, T.Var):
+        return [t.name]
+    if isinstance(t, T.BinOp):
+        return _monomial_names(t.lhs) + _monomial_names(t.rhs)
+    return []
+
+
+def _monomial_coeff(t: T.Term) -> Fraction:
+    if isinstance(t, T.Num):
+        return t.value
+    if isinstance(t, T.BinOp):
+        return _monomial_coeff(t.lhs) * _monomial_coeff(t.rhs)
+    return Fraction(1)
+
+
+def _app(f: T.Term, a: T.Term, whole: T.Term) -> T.Term:
+    if isinstance(f, T.App):
+        return T.App(f.fn, f.args + (a,), span=whole.span)
+    return T.App(f, (a,), span=whole.span)
+
+
+def _mentions_fin(t: T.Term, ctx: Ctx) -> bool:
+    return any(isinstance(ctx.locals.get(n), FinT) for n in T.free_names(t))
+
+
+def _is_size_term(t: T.Term, ctx: Ctx) -> bool:
+    if isinstance(t, T.Var):
+        return isinstance(ctx.locals.get(t.name), NatT)
+    if isinstance(t, T.Num):
+        return t.value.denominator == 1 and t.value >= 0
+    if isinstance(t, T.BinOp) and t.op in ("+", "*"):
+        return _is_size_term(t.lhs, ctx) and _is_size_term(t.rhs, ctx)
+    return False
+
+
+def _product(sizes: list[T.Term]) -> T.Term:
+    out = sizes[-1]
+    for s in reversed(sizes[:-1]):
+        out = T.BinOp("*", s, out)
+    return out
+
+
+def split_size(size: T.Term, k: int) -> list[T.Term] | None:
+    """Split a size into k factors at its top-level products, right-recursively.
+
+    ``N * (c * (h * w))`` splits into ``[N, c * (h * w)]`` for k = 2 and ``[N, c, h * w]`` for 3.
+    """
+    if k == 1:
+        return [size]
+    if isinstance(size, T.BinOp) and size.op == "*":
+        rest = split_size(size.rhs, k - 1)
+        if rest is not None:
+            return [size.lhs] + rest
+    return None
+
+
+def ty_to_term(ty: Ty) -> T.Term:
+    if isinstance(ty, NatT):
+        return T.Var("Nat")
+    if isinstance(ty, RealT):
+        return T.Var("ℝ")
+    if isinstance(ty, PropT):
+        return T.Var("Prop")
+    if isinstance(ty, VecT):
+        return T.App(T.Var("Vec"), (ty.size,))
+    if isinstance(ty, FinT):
+        return T.App(T.Var("Fin"), (ty.size,))
+    if isinstance(ty, FunT):
+        return T.Arrow(ty_to_term(ty.dom), ty_to_term(ty.cod))
+    raise AssertionError(ty)
+
+
+def match_size(pat: T.Term, val: T.Term, holes: set[str], binds: dict[str, T.Term],
+               ctx: Ctx) -> bool:
+    """First-order matching of a size pattern against a size (holes are pattern variables)."""
+    if isinstance(pat, T.Var) and pat.name in holes:
+        if pat.name in binds:
+            return same_size(binds[pat.name], val, ctx)
+        binds[pat.name] = val
+        return True
+    if isinstance(pat, T.BinOp) and isinstance(val, T.BinOp) and pat.op == val.op:
+        saved = dict(binds)
+        if match_size(pat.lhs, val.lhs, holes, binds, ctx) and \
+                match_size(pat.rhs, val.rhs, holes, binds, ctx):
+            return True
+        binds.clear()
+        binds.update(saved)
+    if not (T.free_names(pat) & holes):
+        return same_size(pat, val, ctx)
+    return False
+
+
+def match_type(pat: T.Term, ty: Ty, holes: set[str], ctx: Ctx) -> dict[str, T.Term] | None:
+    binds: dict[str, T.Term] = {}
+
+    def go(p: T.Term, t: Ty) -> bool:
+        if isinstance(p, T.App) and isinstance(p.fn, T.Var) and p.fn.name in ("Vec", "Fin"):
+            want = VecT if p.fn.name == "Vec" else FinT
+            return isinstance(t, want) and match_size(p.args[0], t.size, holes, binds, ctx)
+        if isinstance(p, T.Arrow):
+            return isinstance(t, FunT) and go(p.dom, t.dom) and go(p.cod, t.cod)
+        if isinstance(p, T.Var):
+            return {"Nat": NatT, "ℕ": NatT, "ℝ": RealT, "Real": RealT}.get(p.name) is type(t)
+        return False
+
+    return binds if go(pat, ty) else None
+
+
+def _mismatch(t: T.Term, want: Ty, got: Ty, ctx: Ctx, what: str = "this term"):
+    if isinstance(want, VecT) and isinstance(got, VecT):
+        msg = (f"size mismatch in {what}: expected {want}, got {got} "
+               f"({pretty(want.size)} ≠ {pretty(got.size)} as polynomials)")
+    else:
+        msg = f"type mismatch in {what}: expected {want}, got {got}"
+    return _err(msg, t, ctx)
+
+
+def _suggest(name: str, known: list[str]) -> str | None:
+    import difflib
+
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.7)
+    return ("did you mean " + ", ".join(f"`{c}`" for c in close) + "?") if close else None
