@@ -138,3 +138,55 @@ def exact_nonzero(x: sympy.Expr) -> bool:
 
 def exact_str(x: sympy.Expr) -> str:
     return str(x)
+
+
+# ---- conversions and signs for the evaluator (shardproof.semantics) ----------------------------
+
+def to_exact(x: object) -> sympy.Expr:
+    """An exact sympy number from an int, Fraction, binary float (read exactly) or sympy number.
+
+    Floats are converted digit-for-digit (``0.5`` is 1/2, ``0.1`` is 3602879701896397/2**55): the
+    evaluator samples data as small dyadic numbers so that the exact reading is the intended one.
+    """
+    if isinstance(x, sympy.Basic):
+        return x  # type: ignore[return-value]
+    if isinstance(x, bool):
+        return sympy.Integer(int(x))
+    if isinstance(x, int):
+        return sympy.Integer(x)
+    if isinstance(x, Fraction):
+        return exact(x)
+    if isinstance(x, float):
+        return exact(Fraction(x))
+    if hasattr(x, "item"):  # numpy scalar
+        return to_exact(x.item())  # type: ignore[union-attr]
+    raise TypeError(f"cannot read {x!r} as an exact number")
+
+
+def is_exact(x: object) -> bool:
+    return isinstance(x, sympy.Basic)
+
+
+def exact_sign(x: object) -> int:
+    """-1, 0 or 1; a value within 1e-50 of zero (at 60 digits) counts as zero."""
+    e = to_exact(x)
+    if e.is_Rational:
+        return (e > 0) - (e < 0)
+    pos = exact_is_positive(e)
+    if pos is None:
+        return 0
+    return 1 if pos else -1
+
+
+def exact_to_float(x: object) -> float:
+    return float(to_exact(x))
+
+
+def exact_pystr(x: object) -> str:
+    """Python source for an exact number (``math.sqrt(2)/2``), for pasting into numpy."""
+    e = to_exact(x)
+    if e.is_Integer:
+        return str(int(e))
+    if e.is_Rational:
+        return f"{e.p}/{e.q}"
+    return sympy.pycode(e)

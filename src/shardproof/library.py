@@ -149,7 +149,6 @@ def _used_variables(variables: list[T.Binder], d: T.Decl) -> list[T.Binder]:
 
 def elaborate_module(lf: LoadedFile, lib: Library | None) -> None:
     """Elaborate every declaration of a file in order, adding each to ``lf.env``."""
-    el = Elaborator()
     variables: list[T.Binder] = []
     seen: dict[str, Span | None] = {}
     for d in lf.module.decls:
@@ -175,7 +174,7 @@ def elaborate_module(lf: LoadedFile, lib: Library | None) -> None:
                            "binders": tuple(extra) + d.binders})
         seen[name] = d.span
         try:
-            g = elaborate_decl(d, lf.env, el, lf.path)
+            g = elaborate_decl(d, lf.env, Elaborator(), lf.path)
         except ShardproofError as exc:
             raise exc.with_context(span=d.span, theorem=name) from None
         lf.env.add(g)
@@ -218,7 +217,8 @@ def elaborate_decl(d: T.Decl, env: GlobalEnv, el: Elaborator, path: str) -> Glob
             body = el.expect(d.body, ctx, ret_ty)
         return GlobalDecl(d.name, "def", tuple(params), d.ret if not isinstance(ret_ty, PropT)
                           else None, body=body, doc=d.doc, span=d.span, path=path, decl=d,
-                          ret_ty=ret_ty, size_subst=ctx.subst)
+                          ret_ty=ret_ty, size_subst=ctx.subst,
+                          cmp_types=dict(el.cmp_types))
     if isinstance(d, T.Opaque):
         ret_ty = el.type_of_term(d.ret, ctx)
         if d.linear_in is not None and d.linear_in not in {p.name for p in params}:
@@ -230,7 +230,8 @@ def elaborate_decl(d: T.Decl, env: GlobalEnv, el: Elaborator, path: str) -> Glob
         stmt = el.prop(d.stmt, ctx)
         return GlobalDecl(d.name, "theorem", tuple(params), None, stmt=stmt,
                           binders=tuple(binders), hyps=tuple(hyps), doc=d.doc, span=d.span,
-                          path=path, decl=d, proof=d.proof, size_subst=ctx.subst)
+                          path=path, decl=d, proof=d.proof, size_subst=ctx.subst,
+                          cmp_types=dict(el.cmp_types))
     raise AssertionError(d)  # pragma: no cover
 
 

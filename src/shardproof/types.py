@@ -111,6 +111,7 @@ class GlobalDecl:
     ret_ty: Ty | None = None
     proof: T.Proof | None = None
     size_subst: tuple[tuple[str, T.Term], ...] = ()
+    cmp_types: dict = field(default_factory=dict)
 
 
 class GlobalEnv:
@@ -224,7 +225,14 @@ def subst_term(t: T.Term, m: dict[str, T.Term]) -> T.Term:
 # --------------------------------------------------------------------------- the elaborator
 
 class Elaborator:
-    """Bidirectional checking: ``elab(t, ctx, expected) -> (elaborated term, type)``."""
+    """Bidirectional checking: ``elab(t, ctx, expected) -> (elaborated term, type)``.
+
+    ``cmp_types`` remembers the type of the two sides of every equation it elaborated (the
+    engine reads the shape of a vector equation from it).
+    """
+
+    def __init__(self) -> None:
+        self.cmp_types: dict[T.Cmp, Ty] = {}
 
     # ---- types written by the user
     def type_of_term(self, t: T.Term, ctx: Ctx) -> Ty:
@@ -371,13 +379,17 @@ class Elaborator:
         if isinstance(aty, RealT) and isinstance(bty, NatT):
             b, bty = self.elab(t.rhs, ctx, RealT())
         if is_nat(aty) and is_nat(bty):
-            return T.Cmp(t.op, a, b, span=t.span), PropT()
+            out = T.Cmp(t.op, a, b, span=t.span)
+            self.cmp_types[out] = NatT()
+            return out, PropT()
         if t.op in ("=", "≠"):
             if not ty_eq(aty, bty, ctx):
                 raise _mismatch(t.rhs, aty, bty, ctx, what="the two sides of the equation")
-            if isinstance(aty, (FunT, PropT)):
+            if isinstance(aty, PropT) or (isinstance(aty, FunT) and not _family_like(aty)):
                 raise _err(f"cannot compare terms of type {aty}", t, ctx)
-            return T.Cmp(t.op, a, b, span=t.span), PropT()
+            out = T.Cmp(t.op, a, b, span=t.span)
+            self.cmp_types[out] = aty
+            return out, PropT()
         if not (isinstance(aty, RealT) and isinstance(bty, RealT)):
             raise _err(f"`{t.op}` compares numbers; got {aty} and {bty}", t, ctx)
         return T.Cmp(t.op, a, b, span=t.span), PropT()
@@ -678,6 +690,15 @@ class Elaborator:
         if fact_holds(prop, ctx):
             return
         raise _err(f"`{g.name}` needs `{pretty(prop)}`; add it as a hypothesis", at, ctx)
+
+
+def _family_like(t: Ty) -> bool:
+    """Families `Fin R → Vec n` (and nested ones) are compared pointwise."""
+    while isinstance(t, FunT):
+        if not isinstance(t.dom, FinT):
+            return False
+        t = t.cod
+    return isinstance(t, (VecT, RealT))
 
 
 def fact_holds(prop: T.Term, ctx: Ctx) -> bool:

@@ -1,0 +1,169 @@
+"""Verdicts: run each theorem through the engine, then the counterexample search.
+
+Three verdicts only.  ``proved``: the engine derived identical normal forms (and, unless
+disabled, the kernel replayed the trace).  ``refuted``: a concrete assignment on which the two
+sides differ, re-checked in exact arithmetic.  ``unknown``: neither, with the reason (the residual
+difference of the normal forms, a missing side condition, fuel running out).  A statement
+``lhs ≠ rhs`` is proved by an exact witness and refuted only by a proof of ``lhs = rhs``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from . import terms as T
+from .errors import ShardproofError
+from .library import Library, LoadedFile, find_root
+from .types import GlobalDecl
+
+
+@dataclass
+class Verdict:
+    """The record of one theorem's check (the CLI, JSON, JUnit and notebooks all read this)."""
+
+    name: str
+    file: str
+    line: int
+    verdict: str                      # "proved" | "refuted" | "unknown"
+    seconds: float
+    rules: list[str] = field(default_factory=list)
+    lemmas: list[str] = field(default_factory=list)
+    oracles: list[str] = field(default_factory=list)
+    counterexample: dict[str, Any] | None = None
+    reason: str | None = None
+    residual: str | None = None
+    trace: list[dict[str, Any]] = field(default_factory=list)
+    doc: str | None = None
+    replayed: bool | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "name": self.name, "file": self.file, "line": self.line, "verdict": self.verdict,
+            "seconds": round(self.seconds, 6), "rules": self.rules, "lemmas": self.lemmas,
+            "oracles": self.oracles,
+        }
+        if self.counterexample is not None:
+            out["counterexample"] = self.counterexample
+        if self.reason is not None:
+            out["reason"] = self.reason
+        if self.residual is not None:
+            out["residual"] = self.residual
+        if self.replayed is not None:
+            out["replayed"] = self.replayed
+        return out
+
+
+@dataclass
+class Options:
+    search_seconds: float = 2.0       # counterexample search budget per theorem
+    replay: bool = True               # replay every proof in the kernel
+    fuel: int = 200_000               # engine step budget per theorem
+    seed: int = 0
+
+
+@dataclass
+class Report:
+    verdicts: list[Verdict]
+    files: list[str]
+
+    @property
+    def ok(self) -> bool:
+        return all(v.verdict == "proved" for v in self.verdicts)
+
+
+def lemma_files(paths: Iterable[str | Path]) -> list[Path]:
+    """Expand directories recursively into their `.lemma` files, sorted (deterministic order)."""
+    out: list[Path] = []
+    for p in paths:
+        p = Path(p)
+        if p.is_dir():
+            out.extend(sorted(q for q in p.rglob("*.lemma") if q.is_file()))
+        elif p.exists():
+            out.append(p)
+        else:
+            raise ShardproofError(f"no such file or directory: {p}")
+    seen: set[Path] = set()
+    uniq = []
+    for q in out:
+        r = q.resolve()
+        if r not in seen:
+            seen.add(r)
+            uniq.append(q)
+    return uniq
+
+
+class Checker:
+    """Checks theorems file by file, remembering verdicts so that proofs can cite lemmas."""
+
+    def __init__(self, options: Options | None = None) -> None:
+        self.options = options or Options()
+        self.libraries: dict[Path, Library] = {}
+        self.verdicts: dict[str, Verdict] = {}   # by theorem name, across files
+        self.results: dict[str, Any] = {}        # engine results of proved theorems
+
+    def library_for(self, path: Path) -> Library:
+        root = find_root(path)
+        if root not in self.libraries:
+            self.libraries[root] = Library(root)
+        return self.libraries[root]
+
+    def load(self, path: Path) -> LoadedFile:
+        return self.library_for(path).load(path)
+
+    def check_file(self, path: Path) -> list[Verdict]:
+        lf = self.load(path)
+        # Imported files are checked first so that their lemmas can be cited.
+        lib = self.library_for(path)
+        for dep in lf.imports:
+            dep_lf = lib.files[dep]
+            for g in dep_lf.own:
+                if g.kind == "theorem" and g.name not in self.verdicts:
+                    self.check_theorem(g, dep_lf)
+        out = []
+        for g in lf.own:
+            if g.kind == "theorem":
+                out.append(self.verdicts.get(g.name) or self.check_theorem(g, lf))
+        return out
+
+    def check_theorem(self, g: GlobalDecl, lf: LoadedFile) -> Verdict:
+        from .prove import decide  # the engine, imported lazily (keeps parsing cheap)
+
+        t0 = time.perf_counter()
+        v = decide(g, lf.env, self, self.options)
+        v.seconds = time.perf_counter() - t0
+        v.file = lf.path
+        v.line = g.span.line if g.span else 0
+        v.doc = g.doc
+        self.verdicts[g.name] = v
+        return v
+
+
+def check_paths(paths: Iterable[str | Path], options: Options | None = None) -> Report:
+    """Check every theorem in the given files/directories (recursively)."""
+    files = lemma_files(paths)
+    ck = Checker(options)
+    verdicts: list[Verdict] = []
+    for f in files:
+        verdicts.extend(ck.check_file(f))
+    return Report(verdicts, [str(f) for f in files])
+
+
+def check_text(text: str, path: str = "<notebook>.lemma", options: Options | None = None,
+               root: str | Path | None = None) -> list[Verdict]:
+    """Check theorems given as text (the notebook API); imports resolve under ``root``."""
+    ck = Checker(options)
+    lib = Library(Path(root) if root is not None else Path.cwd())
+    ck.libraries[lib.root] = lib
+    lf = lib.load(Path(lib.root) / path, text=text)
+    return [ck.check_theorem(g, lf) for g in lf.own if g.kind == "theorem"]
+
+
+def theorem_names(lf: LoadedFile) -> list[str]:
+    return [g.name for g in lf.own if g.kind == "theorem"]
+
+
+__all__ = ["Verdict", "Options", "Report", "Checker", "check_paths", "check_text",
+           "lemma_files", "T"]

@@ -1,0 +1,370 @@
+"""Strategy: prove a theorem by normal forms, else look for a counterexample, else `unknown`.
+
+``decide`` is the only place verdicts are made.  ``proved`` requires identical normal forms of
+the two sides of every equation of the statement (after unfolding definitions and rewriting with
+the hypotheses); a `≠` statement is proved only by an exact witness.  Every failure goes to the
+numeric counterexample search (:mod:`shardproof.semantics`), whose findings are re-checked in
+exact arithmetic before they are reported as ``refuted``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from . import terms as T
+from .pretty import pretty
+from .rewrite.ipoly import IPoly
+from .rewrite.nf import FuelExhausted, NFContext, Poly, Scalar, show_poly
+from .rewrite.normalize import (EngineGap, FVal, Normaliser, TVal, VarT, _Lazy, _PropVal,
+                                kind_of, size_leaves)
+from .types import FinT, FunT, GlobalDecl, GlobalEnv, NatT, RealT, VecT, nonzero_names
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .check import Checker, Options, Verdict
+
+
+ORACLE_RING = "oracle:ring"          # commutative-ring arithmetic of Fraction polynomials
+ORACLE_INDEX = "oracle:index-ring"   # integer polynomial arithmetic of indices and sizes
+
+
+@dataclass
+class Attempt:
+    """What the engine made of a statement."""
+
+    proved: bool
+    reason: str | None = None
+    residual: str | None = None
+    ctx: NFContext | None = None
+    lemmas: list[str] = field(default_factory=list)
+    steps: list[dict[str, Any]] = field(default_factory=list)
+
+
+class Failure(Exception):
+    def __init__(self, reason: str, residual: str | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.residual = residual
+
+
+def theorem_env(g: GlobalDecl, nz: Normaliser) -> dict[str, Any]:
+    """Values for a theorem's binders; hypotheses `∀ r, e r = RHS` define the family `e`."""
+    env: dict[str, Any] = {}
+    hyp_defs: dict[str, tuple[list[T.Binder], T.Term, str]] = {}
+    for hname, h in g.hyps:
+        oriented = _orient(h)
+        if oriented is not None:
+            var, binders, rhs = oriented
+            if var not in T.free_names(rhs) and var not in hyp_defs:
+                hyp_defs[var] = (binders, rhs, hname)
+    for name, ty in g.binders:
+        if isinstance(ty, NatT):
+            if name in nz.size_subst:
+                env[name] = nz.nat(nz.size_subst[name], env)
+            else:
+                env[name] = IPoly.var(name)
+        elif isinstance(ty, FinT):
+            env[name] = free_index(name, ty.size, nz, env)
+        elif isinstance(ty, RealT):
+            env[name] = Poly.atom(Scalar(name))
+        elif isinstance(ty, VecT):
+            size = nz.nat(ty.size, env)
+            if name in hyp_defs and not hyp_defs[name][0]:
+                env[name] = _hyp_lazy(name, hyp_defs[name], env, nz)
+            else:
+                env[name] = VarT(name, (), size)
+        elif isinstance(ty, FunT):
+            if name in hyp_defs:
+                env[name] = _hyp_family(name, hyp_defs[name], env, nz)
+            else:
+                env[name] = var_function(name, ty, (), nz, env)
+        else:
+            raise EngineGap(f"binder `{name}` of type {ty}")
+    return env
+
+
+def free_index(name: str, size: T.Term, nz: Normaliser, env: dict[str, Any]) -> IPoly:
+    """A free index variable, split into the leaves of its `Fin` type's product tree."""
+    leaves = [nz.nat(s, env) for s in size_leaves(size)]
+    if len(leaves) == 1:
+        nz.ctx.bounds[name] = leaves[0]
+        return IPoly.var(name)
+    flat: IPoly | None = None
+    for k, b in enumerate(leaves):
+        if b.is_const() and b.const_value() == 1:
+            d = IPoly()
+        else:
+            leaf = f"{name}.{k}"
+            nz.ctx.bounds[leaf] = b
+            d = IPoly.var(leaf)
+        flat = d if flat is None else flat * b + d
+    assert flat is not None
+    return flat
+
+
+def var_function(name: str, ty: Any, fam: tuple[IPoly, ...], nz: Normaliser,
+                 env: dict[str, Any]) -> Any:
+    """A function-typed variable: a family is read by index; a map is an uninterpreted op."""
+    if isinstance(ty, FunT) and isinstance(ty.dom, FinT):
+        cod = ty.cod
+
+        def f(r: IPoly) -> Any:
+            if isinstance(cod, VecT):
+                return VarT(name, fam + (r,), nz.nat(cod.size, env))
+            if isinstance(cod, RealT):
+                from .rewrite.nf import Acc
+                return Poly.atom(Acc(name, fam + (r,)))
+            return var_function(name, cod, fam + (r,), nz, env)
+        return FVal("nat", f)
+    if isinstance(ty, FunT) and isinstance(ty.dom, VecT) and isinstance(ty.cod, VecT):
+        from .rewrite.normalize import OpT
+        dom_t = T.App(T.Var("Vec"), (ty.dom.size,))
+        out = nz.nat(ty.cod.size, env)
+
+        def g(x: Any) -> Any:
+            return OpT(nz, name, (), [("x", x, dom_t)], None, out)
+        return FVal("tensor", g)
+    raise EngineGap(f"a variable `{name}` of type {ty}")
+
+
+def _orient(h: T.Term) -> tuple[str, list[T.Binder], T.Term] | None:
+    binders: list[T.Binder] = []
+    body = h
+    while isinstance(body, T.Forall):
+        binders.extend(body.binders)
+        body = body.body
+    if not (isinstance(body, T.Cmp) and body.op == "="):
+        return None
+    for lhs, rhs in ((body.lhs, body.rhs), (body.rhs, body.lhs)):
+        if isinstance(lhs, T.Var) and not binders:
+            return lhs.name, [], rhs
+        if isinstance(lhs, T.App) and isinstance(lhs.fn, T.Var) and \
+                [a for a in lhs.args] == [T.Var(b.name) for b in binders] and binders:
+            return lhs.fn.name, binders, rhs
+    return None
+
+
+def _hyp_lazy(name, hd, env, nz: Normaliser) -> _Lazy:
+    _, rhs, hname = hd
+
+    def force() -> Any:
+        nz.ctx.use("hyp", f"{name} := {pretty(rhs)}", at=hname)
+        return nz.tensor(rhs, env)
+    return _Lazy(force)
+
+
+def _hyp_family(name, hd, env, nz: Normaliser) -> FVal:
+    binders, rhs, hname = hd
+
+    def mk(k: int, e: dict[str, Any]) -> FVal:
+        b = binders[k]
+
+        def f(x: Any) -> Any:
+            e2 = dict(e)
+            e2[b.name] = x
+            if k + 1 == len(binders):
+                nz.ctx.use("hyp", f"{name} {b.name} := {pretty(rhs)}", at=hname)
+                return nz.any_value(rhs, e2)
+            return mk(k + 1, e2)
+        return FVal("nat", f)
+    return mk(0, env)
+
+
+# --------------------------------------------------------------------------- statements
+
+class Prover:
+    def __init__(self, g: GlobalDecl, genv: GlobalEnv, fuel: int) -> None:
+        self.g = g
+        self.ctx = NFContext(nonzero_names([h for _, h in g.hyps]), fuel)
+        self.nz = Normaliser(genv, self.ctx, g.size_subst)
+        self.genv = genv
+        self.counter = 0
+
+    def run(self) -> Attempt:
+        env = theorem_env(self.g, self.nz)
+        self.prop(self.g.stmt, env, self.g.cmp_types)  # type: ignore[arg-type]
+        return Attempt(True, ctx=self.ctx)
+
+    def prop(self, t: T.Term, env: dict[str, Any], cmp_types: dict) -> None:
+        if isinstance(t, T.And):
+            self.prop(t.lhs, env, cmp_types)
+            self.prop(t.rhs, env, cmp_types)
+            return
+        if isinstance(t, T.Forall):
+            env2 = dict(env)
+            for b in t.binders:
+                k = kind_of(b.ty)
+                if k == "nat":
+                    if isinstance(b.ty, T.App) and b.ty.fn == T.Var("Fin"):
+                        self.counter += 1
+                        env2[b.name] = free_index(f"{b.name}'{self.counter}", b.ty.args[0],
+                                                  self.nz, env2)
+                    else:
+                        env2[b.name] = IPoly.var(b.name)
+                elif k == "real":
+                    self.counter += 1
+                    env2[b.name] = Poly.atom(Scalar(f"{b.name}'{self.counter}"))
+                elif k == "tensor":
+                    self.counter += 1
+                    env2[b.name] = VarT(f"{b.name}'{self.counter}", (),
+                                        self.nz.nat(b.ty.args[0], env2))  # type: ignore
+                else:
+                    raise EngineGap(f"∀ over a function `{b.name}`")
+            self.prop(t.body, env2, cmp_types)
+            return
+        if isinstance(t, T.App) and isinstance(t.fn, T.Var) and \
+                self.genv.get(t.fn.name) is not None:
+            g = self.genv.get(t.fn.name)
+            v = self.nz.apply_global_value(t.fn.name, list(t.args), env, "prop")
+            if isinstance(v, _PropVal):
+                self.ctx.use("unfold", None)
+                self.prop(v.body, v.env, g.cmp_types if g else {})
+                return
+            raise EngineGap(f"`{t.fn.name}` is not a statement")
+        if isinstance(t, T.Cmp):
+            if t.op != "=":
+                raise Failure(f"the engine proves equations; `{t.op}` needs a witness or a "
+                              "hypothesis")
+            ty = cmp_types.get(t)
+            if isinstance(ty, NatT):
+                d = self.nz.nat(t.lhs, env) - self.nz.nat(t.rhs, env)
+                if not d.is_zero():
+                    raise Failure("the two sizes differ", str(d))
+                return
+            self.equal(t.lhs, t.rhs, ty, env)
+            return
+        raise EngineGap(f"cannot prove a statement of the form {type(t).__name__}")
+
+    def equal(self, lhs: T.Term, rhs: T.Term, ty: Any, env: dict[str, Any]) -> None:
+        if isinstance(ty, RealT) or ty is None:
+            a, b = self.nz.real(lhs, env), self.nz.real(rhs, env)
+            self.compare(a, b, lhs, rhs)
+            return
+        if isinstance(ty, VecT):
+            idx = self.output_index(ty.size, env)
+            ta, tb = self.nz.tensor(lhs, env), self.nz.tensor(rhs, env)
+            a, b = ta.at(idx), tb.at(idx)
+            self.compare(a, b, lhs, rhs, idx)
+            return
+        if isinstance(ty, FunT):
+            fa = self.nz.value(lhs, env, None)
+            fb = self.nz.value(rhs, env, None)
+            self.counter += 1
+            assert isinstance(ty.dom, FinT)
+            r = free_index(f"@r{self.counter}", ty.dom.size, self.nz, env)
+            va, vb = fa(r), fb(r)
+            self.compare_values(va, vb, ty.cod, lhs, rhs, env)
+            return
+        raise EngineGap(f"cannot compare terms of type {ty}")
+
+    def compare_values(self, va, vb, ty, lhs, rhs, env) -> None:
+        if isinstance(ty, VecT):
+            idx = self.output_index(ty.size, env)
+            self.compare(va.at(idx), vb.at(idx), lhs, rhs, idx)
+        elif isinstance(ty, RealT):
+            self.compare(va, vb, lhs, rhs)
+        elif isinstance(ty, FunT):
+            self.counter += 1
+            r = free_index(f"@r{self.counter}", ty.dom.size, self.nz, env)
+            self.compare_values(va(r), vb(r), ty.cod, lhs, rhs, env)
+        else:
+            raise EngineGap(f"cannot compare values of type {ty}")
+
+    def output_index(self, size: T.Term, env: dict[str, Any]) -> IPoly:
+        self.counter += 1
+        return free_index(f"@i{self.counter}", size, self.nz, env)
+
+    def compare(self, a: Poly, b: Poly, lhs: T.Term, rhs: T.Term, idx: IPoly | None = None
+                ) -> None:
+        self.ctx.use("compare_normal_forms", None)
+        if a == b:
+            return
+        diff = a - b
+        where = f" at index {idx}" if idx is not None else ""
+        raise Failure(f"the normal forms differ{where}", show_poly(diff)[:4000])
+
+
+def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000) -> Attempt:
+    """Run the engine on one theorem (no counterexample search)."""
+    pr = Prover(g, genv, fuel)
+    try:
+        return pr.run()
+    except Failure as f:
+        return Attempt(False, f.reason, f.residual, pr.ctx)
+    except EngineGap as e:
+        return Attempt(False, f"outside what the engine decides: {e}", None, pr.ctx)
+    except FuelExhausted as e:
+        return Attempt(False, f"out of fuel in {e} (rule budget {fuel})", None, pr.ctx)
+    except RecursionError:
+        return Attempt(False, "the term is nested too deeply for the normaliser", None, pr.ctx)
+
+
+def _missing_side_conditions(g: GlobalDecl, residual: str | None) -> str | None:
+    """Name the hypothesis to add when a residual shows an uncancelled size reciprocal."""
+    if not residual:
+        return None
+    nz = nonzero_names([h for _, h in g.hyps])
+    sizes = [n for n, ty in g.binders if isinstance(ty, (NatT, RealT))]
+    missing = [n for n in sizes if f"1/{n}" in residual and n not in nz]
+    if not missing:
+        return None
+    return ", ".join(f"`{n} ≠ 0` (add a hypothesis `(h{n} : 0 < {n})`)" for n in missing)
+
+
+def decide(g: GlobalDecl, genv: GlobalEnv, checker: "Checker", options: "Options") -> "Verdict":
+    from .check import Verdict
+
+    stmt = g.stmt
+    is_ne = isinstance(stmt, T.Cmp) and stmt.op == "≠"
+    if is_ne:
+        return _decide_ne(g, genv, options)
+    at = attempt(g, genv, options.fuel)
+    if at.proved:
+        ctx = at.ctx
+        assert ctx is not None
+        rules = sorted(r for r in ctx.rules_used if not r.startswith(("def:", "opaque:")))
+        defs = sorted(r[4:] for r in ctx.rules_used if r.startswith("def:"))
+        opaques = sorted(r[7:] for r in ctx.rules_used if r.startswith("opaque:"))
+        trace = [{"rule": "unfold", "at": "", "detail": d} for d in defs] + list(ctx.trace)
+        return Verdict(g.name, g.path, 0, "proved", 0.0, rules=rules, lemmas=[],
+                       oracles=[ORACLE_RING, ORACLE_INDEX] + [f"opaque:{o}" for o in opaques],
+                       trace=trace)
+    cex = _search(g, genv, options)
+    if cex is not None:
+        return Verdict(g.name, g.path, 0, "refuted", 0.0, counterexample=cex,
+                       reason="the two sides differ on the counterexample (checked exactly)")
+    reason = at.reason or "not proved"
+    hint = _missing_side_conditions(g, at.residual)
+    if hint:
+        reason += f"; the residual keeps a size reciprocal: needs {hint}"
+    return Verdict(g.name, g.path, 0, "unknown", 0.0, reason=reason, residual=at.residual)
+
+
+def _search(g: GlobalDecl, genv: GlobalEnv, options: "Options") -> dict[str, Any] | None:
+    try:
+        from . import semantics
+    except ImportError:  # pragma: no cover - the evaluator is part of the package
+        return None
+    cex = semantics.find_counterexample(g, genv, budget_seconds=options.search_seconds,
+                                        seed=options.seed)
+    if cex is None:
+        return None
+    return cex.to_dict() if hasattr(cex, "to_dict") else dict(cex)
+
+
+def _decide_ne(g: GlobalDecl, genv: GlobalEnv, options: "Options") -> "Verdict":
+    from .check import Verdict
+
+    cex = _search(g, genv, options)
+    if cex is not None:
+        return Verdict(g.name, g.path, 0, "proved", 0.0, rules=["exact_witness"],
+                       oracles=["oracle:exact-evaluation"], counterexample=cex,
+                       trace=[{"rule": "exact_witness", "at": "",
+                               "detail": "the two sides differ at this assignment, "
+                                         "evaluated in exact arithmetic"}])
+    return Verdict(g.name, g.path, 0, "unknown", 0.0,
+                   reason="no witness found within the search budget")
+
+
+__all__ = ["decide", "attempt", "Attempt", "theorem_env", "time"]

@@ -1,0 +1,228 @@
+"""Integer polynomials for sizes and index expressions.
+
+``r*N + n`` and ``n + N*r`` are the same :class:`IPoly`: a sorted tuple of (monomial,
+coefficient) pairs, each monomial a sorted tuple of (variable, exponent).  Hand-written rather
+than sympy because index arithmetic is on the engine's hot path (the prototype's profile was
+dominated by sympy round-trips); exactness is the same: integer coefficients, no division.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+Mono = tuple[tuple[str, int], ...]
+
+
+def _mono_mul(a: Mono, b: Mono) -> Mono:
+    if not a:
+        return b
+    if not b:
+        return a
+    d = dict(a)
+    for v, e in b:
+        d[v] = d.get(v, 0) + e
+    return tuple(sorted(d.items()))
+
+
+class IPoly:
+    """An integer polynomial over named variables (sizes and index variables)."""
+
+    __slots__ = ("terms", "_hash", "_vars")
+
+    def __init__(self, terms: Iterable[tuple[Mono, int]] | dict[Mono, int] = ()) -> None:
+        items = terms.items() if isinstance(terms, dict) else terms
+        acc: dict[Mono, int] = {}
+        for m, c in items:
+            if c:
+                acc[m] = acc.get(m, 0) + c
+        self.terms: tuple[tuple[Mono, int], ...] = tuple(
+            sorted((m, c) for m, c in acc.items() if c))
+        self._hash = hash(self.terms)
+        self._vars: frozenset[str] | None = None
+
+    # ---- constructors
+    @staticmethod
+    def const(c: int) -> "IPoly":
+        return IPoly({(): c}) if c else ZERO
+
+    @staticmethod
+    def var(name: str) -> "IPoly":
+        return IPoly({((name, 1),): 1})
+
+    # ---- protocol
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, IPoly) and self.terms == other.terms
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __lt__(self, other: "IPoly") -> bool:
+        return self.terms < other.terms
+
+    def key(self) -> tuple:
+        return self.terms
+
+    def __repr__(self) -> str:
+        return f"IPoly({self})"
+
+    def __str__(self) -> str:
+        if not self.terms:
+            return "0"
+        parts = []
+        for m, c in self.terms:
+            body = "*".join(v if e == 1 else f"{v}^{e}" for v, e in m)
+            if not body:
+                parts.append(str(c))
+            elif c == 1:
+                parts.append(body)
+            elif c == -1:
+                parts.append("-" + body)
+            else:
+                parts.append(f"{c}*{body}")
+        return " + ".join(parts).replace("+ -", "- ")
+
+    # ---- arithmetic
+    def __add__(self, other: "IPoly") -> "IPoly":
+        if not other.terms:
+            return self
+        if not self.terms:
+            return other
+        d = dict(self.terms)
+        for m, c in other.terms:
+            d[m] = d.get(m, 0) + c
+        return IPoly(d)
+
+    def __neg__(self) -> "IPoly":
+        return IPoly((m, -c) for m, c in self.terms)
+
+    def __sub__(self, other: "IPoly") -> "IPoly":
+        return self + (-other)
+
+    def __mul__(self, other: "IPoly") -> "IPoly":
+        if not self.terms or not other.terms:
+            return ZERO
+        d: dict[Mono, int] = {}
+        for m1, c1 in self.terms:
+            for m2, c2 in other.terms:
+                m = _mono_mul(m1, m2)
+                d[m] = d.get(m, 0) + c1 * c2
+        return IPoly(d)
+
+    def scale(self, k: int) -> "IPoly":
+        return IPoly((m, c * k) for m, c in self.terms)
+
+    # ---- inspection
+    def vars(self) -> frozenset[str]:
+        if self._vars is None:
+            self._vars = frozenset(v for m, _ in self.terms for v, _ in m)
+        return self._vars
+
+    def is_const(self) -> bool:
+        return all(not m for m, _ in self.terms)
+
+    def const_value(self) -> int:
+        for m, c in self.terms:
+            if not m:
+                return c
+        return 0
+
+    def is_zero(self) -> bool:
+        return not self.terms
+
+    def subst(self, mapping: dict[str, "IPoly"]) -> "IPoly":
+        """Replace variables by polynomials."""
+        if not mapping or not (self.vars() & mapping.keys()):
+            return self
+        out = ZERO
+        for m, c in self.terms:
+            term = IPoly.const(c)
+            rest: list[tuple[str, int]] = []
+            for v, e in m:
+                if v in mapping:
+                    for _ in range(e):
+                        term = term * mapping[v]
+                else:
+                    rest.append((v, e))
+            out = out + term * IPoly({tuple(rest): 1})
+        return out
+
+    def rename(self, mapping: dict[str, str]) -> "IPoly":
+        if not mapping or not (self.vars() & mapping.keys()):
+            return self
+        return IPoly((tuple(sorted((mapping.get(v, v), e) for v, e in m)), c)
+                     for m, c in self.terms)
+
+    def nonneg_coeffs(self) -> bool:
+        return all(c >= 0 for _, c in self.terms)
+
+    def as_monomial(self) -> tuple[int, Mono] | None:
+        """``(c, m)`` when the polynomial is a single term ``c * m``."""
+        if len(self.terms) == 1:
+            m, c = self.terms[0]
+            return c, m
+        return None
+
+    def divide_by_monomial(self, c: int, m: Mono) -> tuple["IPoly", "IPoly"]:
+        """Split into (quotient, remainder): terms divisible by ``c*m`` and the rest."""
+        md = dict(m)
+        q: dict[Mono, int] = {}
+        r: dict[Mono, int] = {}
+        for tm, tc in self.terms:
+            td = dict(tm)
+            if tc % c == 0 and all(td.get(v, 0) >= e for v, e in md.items()):
+                nd = {v: td[v] - md.get(v, 0) for v in td}
+                nm = tuple(sorted((v, e) for v, e in nd.items() if e))
+                q[nm] = q.get(nm, 0) + tc // c
+            else:
+                r[tm] = r.get(tm, 0) + tc
+        return IPoly(q), IPoly(r)
+
+    def degree_in(self, v: str) -> int:
+        return max((dict(m).get(v, 0) for m, _ in self.terms), default=0)
+
+
+ZERO = IPoly()
+ONE = IPoly({(): 1})
+
+
+def max_over(p: IPoly, bounds: dict[str, IPoly]) -> IPoly | None:
+    """An upper bound of ``p`` over ``0 ≤ v < bounds[v]``: every variable at its maximum.
+
+    Only valid when ``p`` has nonnegative coefficients (it is then monotone in every variable);
+    returns None otherwise.
+    """
+    if not p.nonneg_coeffs():
+        return None
+    return p.subst({v: b - ONE for v, b in bounds.items() if v in p.vars()})
+
+
+def provably_nonneg(p: IPoly, at_least_one: set[str]) -> bool:
+    """Is ``p ≥ 0`` for all naturals, given that the names in ``at_least_one`` are ≥ 1?
+
+    Shifts each such name to ``1 + t`` and checks that every coefficient is nonnegative.
+    """
+    if p.nonneg_coeffs():
+        return True
+    shift = {v: IPoly.var(v) + ONE for v in at_least_one if v in p.vars()}
+    return p.subst(shift).nonneg_coeffs()
+
+
+def below(p: IPoly, bound: IPoly, bounds: dict[str, IPoly]) -> bool:
+    """Is ``0 ≤ p < bound`` whenever every variable ``v`` of ``bounds`` is below its bound?"""
+    if not p.nonneg_coeffs():
+        return False
+    used = {v: b for v, b in bounds.items() if v in p.vars()}
+    if len(p.terms) == 1 and p.terms[0][1] == 1 and len(p.terms[0][0]) == 1 and \
+            p.terms[0][0][0][1] == 1:
+        v = p.terms[0][0][0][0]
+        if v in used and used[v] == bound:
+            return True
+    mx = max_over(p, used)
+    if mx is None:
+        return False
+    positive: set[str] = set()
+    for b in used.values():
+        mono = b.as_monomial()
+        if mono is not None and mono[0] > 0:
+            positive.update(v for v, _ in mono[1])
+    return provably_nonneg(bound - ONE - mx, positive)
