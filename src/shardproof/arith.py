@@ -171,7 +171,7 @@ def exact_sign(x: object) -> int:
     """-1, 0 or 1; a value within 1e-50 of zero (at 60 digits) counts as zero."""
     e = to_exact(x)
     if e.is_Rational:
-        return (e > 0) - (e < 0)
+        return int(bool(e > 0)) - int(bool(e < 0))
     pos = exact_is_positive(e)
     if pos is None:
         return 0

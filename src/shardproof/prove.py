@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from . import terms as T
 from .pretty import pretty
@@ -181,9 +181,10 @@ class Prover:
         self.genv = genv
         self.counter = 0
 
-    def run(self) -> Attempt:
+    def run(self, stmt: T.Term | None = None, cmp_types: dict | None = None) -> Attempt:
         env = theorem_env(self.g, self.nz)
-        self.prop(self.g.stmt, env, self.g.cmp_types)  # type: ignore[arg-type]
+        self.prop(stmt if stmt is not None else self.g.stmt,  # type: ignore[arg-type]
+                  env, cmp_types if cmp_types is not None else self.g.cmp_types)
         return Attempt(True, ctx=self.ctx)
 
     def prop(self, t: T.Term, env: dict[str, Any], cmp_types: dict) -> None:
@@ -285,19 +286,103 @@ class Prover:
         raise Failure(f"the normal forms differ{where}", show_poly(diff)[:4000])
 
 
-def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000) -> Attempt:
-    """Run the engine on one theorem (no counterexample search)."""
+def _retype(old: T.Term, new: T.Term, types: dict, out: dict) -> None:
+    """Carry the equation types of a statement over to its rewritten copy (same skeleton)."""
+    if isinstance(old, T.Cmp) and isinstance(new, T.Cmp):
+        if old in types:
+            out[new] = types[old]
+    elif isinstance(old, T.And) and isinstance(new, T.And):
+        _retype(old.lhs, new.lhs, types, out)
+        _retype(old.rhs, new.rhs, types, out)
+    elif isinstance(old, T.Forall) and isinstance(new, T.Forall):
+        _retype(old.body, new.body, types, out)
+
+
+def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
+            proved: Callable[[str], GlobalDecl | None] | None = None) -> Attempt:
+    """Run the engine on one theorem (no counterexample search).
+
+    ``proved(name)`` returns a cited lemma's declaration when it has been proved (else None).
+    """
+    from .rewrite import tactics as tac
+
     pr = Prover(g, genv, fuel)
+    steps: list[dict[str, Any]] = []
+    lemmas: list[str] = []
     try:
-        return pr.run()
+        stmt = g.stmt
+        assert stmt is not None
+        hyps = dict(g.hyps)
+        goal = tac.Goal(stmt, list(g.hyps), genv)
+        cur_types: dict = dict(g.cmp_types)
+        tactics = list(g.proof.steps) if g.proof is not None else [T.ProofStep("norm")]
+        need_norm = not tactics or tactics[-1].tactic == "norm"
+        for step in tactics:
+            if step.tactic not in ("norm", "rw", "unfold", "witness"):
+                raise Failure(f"unknown tactic `{step.tactic}` (use norm, rw [..], unfold [..] "
+                              "or witness)")
+            if step.tactic == "unfold":
+                names = {n.name for n in step.names}
+                for n in step.names:
+                    d = genv.get(n.name)
+                    if d is None or d.kind != "def":
+                        raise Failure(f"unfold: `{n.name}` is not a definition")
+                before = goal.stmt
+                goal.stmt = tac.unfold_defs(goal.stmt, names, genv)
+                moved: dict = {}
+                _retype(before, goal.stmt, cur_types, moved)
+                cur_types.update(moved)
+                steps.append({"rule": "unfold", "at": "", "detail": ", ".join(sorted(names))})
+                continue
+            for nm in step.names:
+                if nm.name in hyps:
+                    rule = tac.rule_of_hypothesis(nm.name, hyps[nm.name])
+                else:
+                    lg = genv.get(nm.name)
+                    if lg is None or lg.kind != "theorem":
+                        raise Failure(f"`{nm.name}` is neither a hypothesis of `{g.name}` nor a "
+                                      "theorem in scope")
+                    if proved is None or proved(nm.name) is None:
+                        raise Failure(f"cannot cite `{nm.name}`: it is not proved (only proved "
+                                      "theorems declared earlier or imported can be cited)")
+                    rule = tac.rule_of_theorem(lg)
+                    lemmas.append(nm.name)
+                count = 0
+                while True:
+                    pr.ctx.tick(10)
+                    before = goal.stmt
+                    rec = tac.rewrite_once(goal, rule)
+                    if rec is None:
+                        break
+                    moved = {}
+                    _retype(before, goal.stmt, cur_types, moved)
+                    cur_types.update(moved)
+                    steps.append(rec)
+                    count += 1
+                    if step.tactic == "rw" or count > 200:
+                        break
+                if count == 0 and step.tactic == "rw":
+                    raise Failure(f"rw: `{nm.name}` did not match any subterm of the goal")
+        if goal.stmt is not stmt and tac.close_by_defeq(goal) and not need_norm:
+            steps.append({"rule": "defeq", "at": "", "detail": "closed up to unfolding"})
+            at = Attempt(True, ctx=pr.ctx, lemmas=lemmas, steps=steps)
+            return at
+        res = pr.run(goal.stmt, cur_types)
+        res.lemmas, res.steps = lemmas, steps
+        return res
+    except tac.TacticError as e:
+        return Attempt(False, str(e), None, pr.ctx, lemmas, steps)
     except Failure as f:
-        return Attempt(False, f.reason, f.residual, pr.ctx)
+        return Attempt(False, f.reason, f.residual, pr.ctx, lemmas, steps)
     except EngineGap as e:
-        return Attempt(False, f"outside what the engine decides: {e}", None, pr.ctx)
+        return Attempt(False, f"outside what the engine decides: {e}", None, pr.ctx, lemmas,
+                       steps)
     except FuelExhausted as e:
-        return Attempt(False, f"out of fuel in {e} (rule budget {fuel})", None, pr.ctx)
+        return Attempt(False, f"out of fuel in {e} (rule budget {fuel})", None, pr.ctx, lemmas,
+                       steps)
     except RecursionError:
-        return Attempt(False, "the term is nested too deeply for the normaliser", None, pr.ctx)
+        return Attempt(False, "the term is nested too deeply for the normaliser", None, pr.ctx,
+                       lemmas, steps)
 
 
 def _missing_side_conditions(g: GlobalDecl, residual: str | None) -> str | None:
@@ -319,15 +404,23 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: "Checker", options: "Options
     is_ne = isinstance(stmt, T.Cmp) and stmt.op == "≠"
     if is_ne:
         return _decide_ne(g, genv, options)
-    at = attempt(g, genv, options.fuel)
+    def proved(name: str) -> GlobalDecl | None:
+        v = checker.verdicts.get(name)
+        return genv.get(name) if v is not None and v.verdict == "proved" else None
+
+    at = attempt(g, genv, options.fuel, proved)
     if at.proved:
         ctx = at.ctx
         assert ctx is not None
         rules = sorted(r for r in ctx.rules_used if not r.startswith(("def:", "opaque:")))
+        if at.steps:
+            rules = sorted(set(rules) | {s["rule"] for s in at.steps})
         defs = sorted(r[4:] for r in ctx.rules_used if r.startswith("def:"))
         opaques = sorted(r[7:] for r in ctx.rules_used if r.startswith("opaque:"))
-        trace = [{"rule": "unfold", "at": "", "detail": d} for d in defs] + list(ctx.trace)
-        return Verdict(g.name, g.path, 0, "proved", 0.0, rules=rules, lemmas=[],
+        trace = list(at.steps) + [{"rule": "unfold", "at": "", "detail": d} for d in defs] + \
+            list(ctx.trace)
+        return Verdict(g.name, g.path, 0, "proved", 0.0, rules=rules,
+                       lemmas=sorted(set(at.lemmas)),
                        oracles=[ORACLE_RING, ORACLE_INDEX] + [f"opaque:{o}" for o in opaques],
                        trace=trace)
     cex = _search(g, genv, options)

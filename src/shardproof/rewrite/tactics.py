@@ -1,0 +1,480 @@
+"""Lemma application: `by rw [l₁, h]` rewrites the statement with proved lemmas and hypotheses.
+
+A cited theorem ``l : ∀ binders, hyps → lhs = rhs`` is a conditional rewrite rule.  `rw` finds
+the first subterm that matches ``lhs`` (first-order matching on elaborated terms, where a family
+pattern ``e`` matches any term in an argument slot), instantiates the rule, discharges each
+instantiated hypothesis, and replaces every occurrence of that instance by ``rhs``.  A hypothesis
+is discharged when, after β-reduction, its two sides are equal up to unfolding definitions
+(`defeq`), or when a hypothesis of the goal says it.  The goal is closed by `defeq`, or by the
+normaliser when the tactic list ends with `norm`.
+
+Every step is recorded as ``{"rule": "rw", "lemma": …, "instance": …, "discharged": …}`` so
+the kernel can replay it by matching and substitution alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .. import arith
+from .. import terms as T
+from ..pretty import pretty
+from ..types import GlobalDecl, GlobalEnv, NatT, subst_term
+
+
+class TacticError(Exception):
+    """A tactic did not apply (reported as `unknown` with this reason)."""
+
+
+@dataclass
+class RwRule:
+    name: str
+    vars: set[str]                 # pattern variables
+    lhs: T.Term
+    rhs: T.Term
+    hyps: list[tuple[str, T.Term]] = field(default_factory=list)
+    size_vars: set[str] = field(default_factory=set)
+    is_lemma: bool = True
+
+
+def rule_of_theorem(g: GlobalDecl, reverse: bool = False) -> RwRule:
+    stmt = g.stmt
+    vars_ = {n for n, _ in g.binders}
+    extra: set[str] = set()
+    while isinstance(stmt, T.Forall):
+        extra |= {b.name for b in stmt.binders}
+        stmt = stmt.body
+    if not (isinstance(stmt, T.Cmp) and stmt.op == "="):
+        raise TacticError(f"`{g.name}` is not an equation and cannot be used to rewrite")
+    lhs, rhs = (stmt.rhs, stmt.lhs) if reverse else (stmt.lhs, stmt.rhs)
+    sizes = {n for n, ty in g.binders if isinstance(ty, NatT)}
+    return RwRule(g.name, vars_ | extra, lhs, rhs, list(g.hyps), sizes)
+
+
+def rule_of_hypothesis(name: str, h: T.Term, reverse: bool = False) -> RwRule:
+    vars_: set[str] = set()
+    body = h
+    while isinstance(body, T.Forall):
+        vars_ |= {b.name for b in body.binders}
+        body = body.body
+    if not (isinstance(body, T.Cmp) and body.op == "="):
+        raise TacticError(f"the hypothesis `{name}` is not an equation")
+    lhs, rhs = (body.rhs, body.lhs) if reverse else (body.lhs, body.rhs)
+    return RwRule(name, vars_, lhs, rhs, [], set(), is_lemma=False)
+
+
+# --------------------------------------------------------------------------- β and δ
+
+def _fresh_name(base: str, avoid: set[str]) -> str:
+    k = 1
+    while f"{base}_{k}" in avoid:
+        k += 1
+    return f"{base}_{k}"
+
+
+def subst_capture_free(t: T.Term, m: dict[str, T.Term]) -> T.Term:
+    """Substitution that renames binders which would capture a free name of the values."""
+    if not m:
+        return t
+    if isinstance(t, (T.Lam, T.Sum, T.Forall)):
+        free_vals: set[str] = set()
+        for v in m.values():
+            free_vals |= T.free_names(v)
+        inner = dict(m)
+        bs = []
+        for b in t.binders:
+            ty = subst_capture_free(b.ty, inner) if b.ty is not None else None
+            name = b.name
+            inner.pop(b.name, None)
+            if name in free_vals:
+                new = _fresh_name(name, free_vals | T.free_names(t.body) | set(inner))
+                inner[b.name] = T.Var(new)
+                name = new
+            bs.append(T.Binder(name, ty, b.implicit, span=b.span))
+        return type(t)(tuple(bs), subst_capture_free(t.body, inner), span=t.span)
+    if isinstance(t, T.Var):
+        return m.get(t.name, t)
+    if isinstance(t, T.App):
+        return T.App(subst_capture_free(t.fn, m), tuple(subst_capture_free(a, m) for a in t.args),
+                     span=t.span)
+    if isinstance(t, T.BinOp):
+        return T.BinOp(t.op, subst_capture_free(t.lhs, m), subst_capture_free(t.rhs, m),
+                       span=t.span)
+    if isinstance(t, T.Neg):
+        return T.Neg(subst_capture_free(t.arg, m), span=t.span)
+    if isinstance(t, T.Ite):
+        return T.Ite(subst_capture_free(t.cond, m), subst_capture_free(t.then, m),
+                     subst_capture_free(t.els, m), span=t.span)
+    if isinstance(t, T.Cmp):
+        return T.Cmp(t.op, subst_capture_free(t.lhs, m), subst_capture_free(t.rhs, m),
+                     span=t.span)
+    if isinstance(t, T.And):
+        return T.And(subst_capture_free(t.lhs, m), subst_capture_free(t.rhs, m), span=t.span)
+    return subst_term(t, m)
+
+
+def beta(t: T.Term) -> T.Term:
+    """β-reduce `(fun x => b) a` everywhere (families and maps applied to arguments)."""
+    if isinstance(t, T.App):
+        fn = beta(t.fn)
+        args = tuple(beta(a) for a in t.args)
+        while isinstance(fn, T.Lam) and args:
+            k = min(len(fn.binders), len(args))
+            m = {b.name: a for b, a in zip(fn.binders[:k], args[:k])}
+            rest_binders = fn.binders[k:]
+            body = subst_capture_free(fn.body, m) if not rest_binders else \
+                subst_capture_free(T.Lam(rest_binders, fn.body, span=fn.span), m)
+            fn = beta(body)
+            args = args[k:]
+        if isinstance(fn, T.App) and args:
+            return T.App(fn.fn, fn.args + args, span=t.span)
+        return T.App(fn, args, span=t.span) if args else fn
+    if isinstance(t, (T.Lam, T.Sum, T.Forall)):
+        return type(t)(t.binders, beta(t.body), span=t.span)
+    if isinstance(t, T.BinOp):
+        return T.BinOp(t.op, beta(t.lhs), beta(t.rhs), span=t.span)
+    if isinstance(t, T.Neg):
+        return T.Neg(beta(t.arg), span=t.span)
+    if isinstance(t, T.Ite):
+        return T.Ite(beta(t.cond), beta(t.then), beta(t.els), span=t.span)
+    if isinstance(t, T.Cmp):
+        return T.Cmp(t.op, beta(t.lhs), beta(t.rhs), span=t.span)
+    if isinstance(t, T.And):
+        return T.And(beta(t.lhs), beta(t.rhs), span=t.span)
+    return t
+
+
+def unfold_head(t: T.Term, genv: GlobalEnv) -> T.Term | None:
+    """One δ-step at the head: `f a…` with `def f` becomes its body (then β)."""
+    head, args = (t.fn, t.args) if isinstance(t, T.App) else (t, ())
+    if not isinstance(head, T.Var):
+        return None
+    g = genv.get(head.name)
+    if g is None or g.kind != "def" or g.body is None:
+        return None
+    params = [p for p in g.params if p.kind != "hyp"]
+    if len(args) < len(params):
+        return None
+    m = {p.name: a for p, a in zip(params, args)}
+    body = subst_capture_free(g.body, m)
+    rest = args[len(params):]
+    return beta(T.App(body, tuple(rest))) if rest else body
+
+
+def _is_size_term(t: T.Term) -> bool:
+    if isinstance(t, (T.Var, T.Num)):
+        return True
+    return isinstance(t, T.BinOp) and t.op in ("+", "*") and _is_size_term(t.lhs) and \
+        _is_size_term(t.rhs)
+
+
+def defeq(a: T.Term, b: T.Term, genv: GlobalEnv, fuel: list[int]) -> bool:
+    """Equality up to β, δ (unfolding definitions lazily) and polynomial equality of sizes."""
+    fuel[0] -= 1
+    if fuel[0] < 0:
+        return False
+    if a == b:
+        return True
+    if _is_size_term(a) and _is_size_term(b):
+        try:
+            return arith.sizes_equal(a, b)
+        except arith.NotASize:
+            return False
+    ha = a.fn if isinstance(a, T.App) else a
+    hb = b.fn if isinstance(b, T.App) else b
+    if type(a) is type(b) and not isinstance(a, (T.App, T.Var)):
+        ca, cb = _parts(a), _parts(b)
+        if ca is not None and cb is not None and len(ca) == len(cb) and \
+                all(x == y if not isinstance(x, T.Term) else defeq(x, y, genv, fuel)
+                    for x, y in zip(ca, cb)):
+            return True
+    if isinstance(a, T.App) and isinstance(b, T.App) and ha == hb and \
+            len(a.args) == len(b.args):
+        if all(defeq(x, y, genv, fuel) for x, y in zip(a.args, b.args)):
+            return True
+    ua, ub = unfold_head(a, genv), unfold_head(b, genv)
+    if ua is not None and ub is not None:
+        return defeq(ua, ub, genv, fuel)
+    if ua is not None:
+        return defeq(ua, b, genv, fuel)
+    if ub is not None:
+        return defeq(a, ub, genv, fuel)
+    return False
+
+
+def _parts(t: T.Term) -> list | None:
+    if isinstance(t, (T.Lam, T.Sum, T.Forall)):
+        return [tuple(b.name for b in t.binders), t.body]
+    if isinstance(t, T.BinOp):
+        return [t.op, t.lhs, t.rhs]
+    if isinstance(t, T.Neg):
+        return [t.arg]
+    if isinstance(t, T.Ite):
+        return [t.cond, t.then, t.els]
+    if isinstance(t, T.Cmp):
+        return [t.op, t.lhs, t.rhs]
+    if isinstance(t, T.And):
+        return [t.lhs, t.rhs]
+    return None
+
+
+# --------------------------------------------------------------------------- matching
+
+def match(pat: T.Term, t: T.Term, vars_: set[str], sub: dict[str, T.Term], genv: GlobalEnv,
+          size_vars: set[str]) -> bool:
+    if isinstance(pat, T.Var) and pat.name in vars_:
+        if pat.name in sub:
+            return defeq(sub[pat.name], t, genv, [2000])
+        sub[pat.name] = t
+        return True
+    if isinstance(pat, T.App) and isinstance(t, T.App):
+        # A pattern variable in head position matches a prefix of the term's spine.
+        if isinstance(pat.fn, T.Var) and pat.fn.name in vars_ and len(t.args) >= len(pat.args):
+            k = len(t.args) - len(pat.args)
+            head = t.fn if k == 0 else T.App(t.fn, t.args[:k])
+            saved = dict(sub)
+            if match(pat.fn, head, vars_, sub, genv, size_vars) and all(
+                    match(p, a, vars_, sub, genv, size_vars)
+                    for p, a in zip(pat.args, t.args[k:])):
+                return True
+            sub.clear()
+            sub.update(saved)
+            return False
+        if len(pat.args) != len(t.args):
+            return False
+        saved = dict(sub)
+        if match(pat.fn, t.fn, vars_, sub, genv, size_vars) and all(
+                match(p, a, vars_, sub, genv, size_vars) for p, a in zip(pat.args, t.args)):
+            return True
+        sub.clear()
+        sub.update(saved)
+        return False
+    if isinstance(pat, T.Var) and isinstance(t, T.Var):
+        return pat.name == t.name
+    if isinstance(pat, T.Num) and isinstance(t, T.Num):
+        return pat.value == t.value
+    if _is_size_term(pat) and _is_size_term(t) and not (T.free_names(pat) & vars_):
+        try:
+            return arith.sizes_equal(pat, t)
+        except arith.NotASize:
+            return False
+    if type(pat) is not type(t):
+        return False
+    if isinstance(pat, (T.Lam, T.Sum, T.Forall)):
+        if len(pat.binders) != len(t.binders):
+            return False
+        ren = {pb.name: T.Var(tb.name) for pb, tb in zip(pat.binders, t.binders)
+               if pb.name != tb.name}
+        body = subst_capture_free(pat.body, ren) if ren else pat.body
+        inner = vars_ - {tb.name for tb in t.binders} - {pb.name for pb in pat.binders}
+        saved = dict(sub)
+        shadow = {tb.name: sub.pop(tb.name) for tb in t.binders if tb.name in sub}
+        ok = match(body, t.body, inner, sub, genv, size_vars)
+        sub.update(shadow)
+        if not ok:
+            sub.clear()
+            sub.update(saved)
+        return ok
+    pp, tp = _parts(pat), _parts(t)
+    if pp is None or tp is None or len(pp) != len(tp):
+        return False
+    saved = dict(sub)
+    for x, y in zip(pp, tp):
+        if isinstance(x, T.Term):
+            if not match(x, y, vars_, sub, genv, size_vars):
+                sub.clear()
+                sub.update(saved)
+                return False
+        elif x != y:
+            return False
+    return True
+
+
+def _subterms(t: T.Term, bound: frozenset[str] = frozenset()):
+    """Subterms in pre-order with the names bound above them."""
+    yield t, bound
+    if isinstance(t, (T.Lam, T.Sum, T.Forall)):
+        inner = bound | {b.name for b in t.binders}
+        yield from _subterms(t.body, inner)
+        return
+    for c in t.children():
+        if isinstance(c, T.Binder):
+            continue
+        yield from _subterms(c, bound)
+
+
+def replace(t: T.Term, old: T.Term, new: T.Term) -> T.Term:
+    if t == old:
+        return new
+    if isinstance(t, T.App):
+        return T.App(replace(t.fn, old, new), tuple(replace(a, old, new) for a in t.args),
+                     span=t.span)
+    if isinstance(t, (T.Lam, T.Sum, T.Forall)):
+        if {b.name for b in t.binders} & (T.free_names(new) - T.free_names(old)):
+            return t  # the replacement would capture a name: leave this occurrence
+        return type(t)(t.binders, replace(t.body, old, new), span=t.span)
+    if isinstance(t, T.BinOp):
+        return T.BinOp(t.op, replace(t.lhs, old, new), replace(t.rhs, old, new), span=t.span)
+    if isinstance(t, T.Neg):
+        return T.Neg(replace(t.arg, old, new), span=t.span)
+    if isinstance(t, T.Ite):
+        return T.Ite(replace(t.cond, old, new), replace(t.then, old, new),
+                     replace(t.els, old, new), span=t.span)
+    if isinstance(t, T.Cmp):
+        return T.Cmp(t.op, replace(t.lhs, old, new), replace(t.rhs, old, new), span=t.span)
+    if isinstance(t, T.And):
+        return T.And(replace(t.lhs, old, new), replace(t.rhs, old, new), span=t.span)
+    return t
+
+
+# --------------------------------------------------------------------------- rewriting
+
+@dataclass
+class Goal:
+    stmt: T.Term
+    hyps: list[tuple[str, T.Term]]
+    genv: GlobalEnv
+
+
+def discharge(h: T.Term, goal: Goal, rule: RwRule, sub: dict[str, T.Term],
+              prove_eq: Callable[[T.Term, T.Term, T.Term], bool] | None) -> str:
+    """Prove an instantiated hypothesis of a cited lemma; binds leftover pattern variables."""
+    body = h
+    binders: list[T.Binder] = []
+    while isinstance(body, T.Forall):
+        binders.extend(body.binders)
+        body = body.body
+    inst = subst_capture_free(h, {k: v for k, v in sub.items()})
+    # 1. A goal hypothesis that matches (also binds leftover variables).
+    for hname, gh in goal.hyps:
+        s2 = dict(sub)
+        if match(h, gh, rule.vars - set(), s2, goal.genv, rule.size_vars):
+            sub.update(s2)
+            return f"by hypothesis {hname}"
+    # 2. An equation that holds by β/δ once its left side is evaluated (binds the right side's
+    #    leftover variables by matching).
+    if isinstance(body, T.Cmp) and body.op == "=":
+        local = {b.name for b in binders}
+        lhs_i = beta(subst_capture_free(body.lhs, {k: v for k, v in sub.items()
+                                                   if k not in local}))
+        s2 = dict(sub)
+        for k in local:
+            s2.pop(k, None)
+        pvars = (rule.vars - local) | set()
+        if match(body.rhs, lhs_i, pvars, s2, goal.genv, rule.size_vars):
+            sub.update({k: v for k, v in s2.items() if k not in local})
+            return "by β/δ (definitional)"
+        rhs_i = beta(subst_capture_free(body.rhs, {k: v for k, v in sub.items()
+                                                   if k not in local}))
+        if defeq(lhs_i, rhs_i, goal.genv, [5000]):
+            return "by β/δ (definitional)"
+    # 3. Size facts: `0 < R`, `a = b` between sizes.
+    if isinstance(body, T.Cmp) and not binders:
+        li = subst_capture_free(body.lhs, sub)
+        ri = subst_capture_free(body.rhs, sub)
+        if body.op == "=" and _is_size_term(li) and _is_size_term(ri):
+            try:
+                if arith.sizes_equal(li, ri):
+                    return "by polynomial equality of sizes"
+            except arith.NotASize:
+                pass
+        for hname, gh in goal.hyps:
+            if gh == T.Cmp(body.op, li, ri):
+                return f"by hypothesis {hname}"
+        from ..types import nonzero_names
+        nz = nonzero_names([gh for _, gh in goal.hyps])
+        target = ri if body.op == "<" else li
+        names = T.free_names(target)
+        if body.op in ("<", "≠") and names and names <= nz and _monomial(target):
+            return "by nonzero sizes of the hypotheses"
+    # 4. The normaliser, when allowed.
+    if prove_eq is not None and isinstance(body, T.Cmp) and body.op == "=":
+        if prove_eq(inst, body.lhs, body.rhs):
+            return "by the normaliser"
+    raise TacticError(f"cannot discharge the hypothesis `{pretty(inst)}` of `{rule.name}`")
+
+
+def _monomial(t: T.Term) -> bool:
+    if isinstance(t, (T.Var, T.Num)):
+        return True
+    return isinstance(t, T.BinOp) and t.op == "*" and _monomial(t.lhs) and _monomial(t.rhs)
+
+
+def rewrite_once(goal: Goal, rule: RwRule, prove_eq=None) -> dict[str, Any] | None:
+    """Rewrite the first match of ``rule.lhs`` in the goal; None when nothing matches."""
+    for sub_t, bound in _subterms(goal.stmt):
+        sub: dict[str, T.Term] = {}
+        if not match(rule.lhs, sub_t, rule.vars, sub, goal.genv, rule.size_vars):
+            continue
+        try:
+            notes = []
+            for hname, h in rule.hyps:
+                notes.append({"hyp": hname, "how": discharge(h, goal, rule, sub, prove_eq)})
+        except TacticError:
+            continue
+        missing = [v for v in T.free_names(rule.rhs) & rule.vars if v not in sub]
+        if missing:
+            continue
+        for hname, h in rule.hyps:
+            inst = subst_capture_free(h, sub)
+            if T.free_names(inst) & bound:
+                break
+        else:
+            new = subst_capture_free(rule.rhs, sub)
+            goal.stmt = replace(goal.stmt, sub_t, new)
+            return {"rule": "rw", "lemma": rule.name, "at": pretty(sub_t)[:200],
+                    "detail": f"{pretty(sub_t)[:160]}  ⟶  {pretty(new)[:160]}",
+                    "instance": {k: pretty(v)[:200] for k, v in sorted(sub.items())},
+                    "discharged": notes}
+    return None
+
+
+def close_by_defeq(goal: Goal, fuel: int = 20000) -> bool:
+    stmt = goal.stmt
+    parts = [stmt]
+    out = True
+    while parts:
+        s = parts.pop()
+        if isinstance(s, T.And):
+            parts += [s.lhs, s.rhs]
+            continue
+        if isinstance(s, T.Forall):
+            parts.append(s.body)
+            continue
+        if isinstance(s, T.Cmp) and s.op == "=":
+            out = out and defeq(beta(s.lhs), beta(s.rhs), goal.genv, [fuel])
+        else:
+            return False
+    return out
+
+
+def unfold_defs(t: T.Term, names: set[str], genv: GlobalEnv) -> T.Term:
+    """δ-unfold every application of the named definitions (then β)."""
+    if isinstance(t, T.App) or isinstance(t, T.Var):
+        head = t.fn if isinstance(t, T.App) else t
+        if isinstance(head, T.Var) and head.name in names:
+            u = unfold_head(t, genv)
+            if u is not None:
+                return unfold_defs(beta(u), names, genv)
+        if isinstance(t, T.App):
+            return T.App(unfold_defs(t.fn, names, genv),
+                         tuple(unfold_defs(a, names, genv) for a in t.args), span=t.span)
+        return t
+    if isinstance(t, (T.Lam, T.Sum, T.Forall)):
+        return type(t)(t.binders, unfold_defs(t.body, names, genv), span=t.span)
+    if isinstance(t, T.BinOp):
+        return T.BinOp(t.op, unfold_defs(t.lhs, names, genv), unfold_defs(t.rhs, names, genv),
+                       span=t.span)
+    if isinstance(t, T.Neg):
+        return T.Neg(unfold_defs(t.arg, names, genv), span=t.span)
+    if isinstance(t, T.Ite):
+        return T.Ite(unfold_defs(t.cond, names, genv), unfold_defs(t.then, names, genv),
+                     unfold_defs(t.els, names, genv), span=t.span)
+    if isinstance(t, T.Cmp):
+        return T.Cmp(t.op, unfold_defs(t.lhs, names, genv), unfold_defs(t.rhs, names, genv),
+                     span=t.span)
+    if isinstance(t, T.And):
+        return T.And(unfold_defs(t.lhs, names, genv), unfold_defs(t.rhs, names, genv),
+                     span=t.span)
+    return t
