@@ -224,10 +224,13 @@ class Prover:
                 return
             raise EngineGap(f"`{t.fn.name}` is not a statement")
         if isinstance(t, T.Cmp):
+            ty = cmp_types.get(t)
+            if isinstance(ty, NatT) and t.op in ("≠", "<", "≤", ">", "≥"):
+                self.size_fact(t, env)
+                return
             if t.op != "=":
                 raise Failure(f"the engine proves equations; `{t.op}` needs a witness or a "
                               "hypothesis")
-            ty = cmp_types.get(t)
             if isinstance(ty, NatT):
                 d = self.nz.nat(t.lhs, env) - self.nz.nat(t.rhs, env)
                 if not d.is_zero():
@@ -236,6 +239,30 @@ class Prover:
             self.equal(t.lhs, t.rhs, ty, env)
             return
         raise EngineGap(f"cannot prove a statement of the form {type(t).__name__}")
+
+    def size_fact(self, t: T.Cmp, env: dict[str, Any]) -> None:
+        """`a ≠ b`, `a < b`, `a ≤ b` between sizes, from the nonzero sizes of the hypotheses."""
+        from .rewrite.ipoly import provably_nonneg
+        a, b = self.nz.nat(t.lhs, env), self.nz.nat(t.rhs, env)
+        op = t.op
+        if op in (">", "≥"):
+            a, b, op = b, a, {">": "<", "≥": "≤"}[op]
+        nz = self.ctx.nonzero
+        if op == "≤":
+            ok = provably_nonneg(b - a, set(nz))
+        elif op == "<":
+            ok = provably_nonneg(b - a - IPoly.const(1), set(nz))
+        else:  # ≠
+            d = a - b
+            mono = d.as_monomial()
+            ok = (mono is not None and mono[0] != 0 and all(v in nz for v, _ in mono[1])) or \
+                (d.is_const() and not d.is_zero())
+            if not ok:
+                ok = provably_nonneg(d - IPoly.const(1), set(nz)) or \
+                    provably_nonneg(-d - IPoly.const(1), set(nz))
+        self.ctx.use("size_fact", f"{pretty(t)} from the nonzero sizes {sorted(nz)}")
+        if not ok:
+            raise Failure(f"cannot derive the size fact `{pretty(t)}` from the hypotheses")
 
     def equal(self, lhs: T.Term, rhs: T.Term, ty: Any, env: dict[str, Any]) -> None:
         if isinstance(ty, RealT) or ty is None:
@@ -401,7 +428,10 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: "Checker", options: "Options
     from .check import Verdict
 
     stmt = g.stmt
-    is_ne = isinstance(stmt, T.Cmp) and stmt.op == "≠"
+    # `≠` between tensors or reals is a negative result ("not an identity"): proved by an
+    # exact witness.  `≠` between sizes is a size fact, decided for all sizes by the engine.
+    is_ne = isinstance(stmt, T.Cmp) and stmt.op == "≠" and \
+        not isinstance(g.cmp_types.get(stmt), NatT)
     if is_ne:
         return _decide_ne(g, genv, options)
     def proved(name: str) -> GlobalDecl | None:

@@ -70,6 +70,10 @@ RULES: tuple[Rule, ...] = (
     Rule("sum_canonical_names", "procedure",
          "binders are named #h.k (h = nesting height, k = position by signature); renaming bound "
          "variables does not change a sum", "", "nf.canonical_sum"),
+    Rule("size_fact", "procedure",
+         "a ≠ 0 for a monomial of sizes each known nonzero; a ≤ b when b − a has nonnegative "
+         "coefficients once every nonzero size n is written 1 + t", "nonzero sizes come from "
+         "hypotheses 0 < n, n ≠ 0, (product) ≠ 0", "prove.Prover.size_fact"),
     Rule("compare_normal_forms", "procedure",
          "two terms are equal when their normal forms are identical", "", "prove.Prover.compare"),
     Rule("exact_witness", "procedure",
