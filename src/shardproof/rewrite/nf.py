@@ -326,30 +326,68 @@ def mono_mul(a: Mono, b: Mono) -> Mono:
 
 
 class Poly:
-    """A polynomial over atoms with Fraction coefficients (immutable, hashable)."""
+    """A polynomial over atoms with Fraction coefficients (immutable, hashable).
 
-    __slots__ = ("terms", "key", "fv", "height", "_hash")
+    The sort key, hash, free variables and height are computed on first use: most polynomials
+    are intermediate results that are never compared.
+    """
 
-    def __init__(self, d: dict[Mono, Fraction]) -> None:
-        items = sorted(((m, c) for m, c in d.items() if c), key=lambda x: _mono_key(x[0]))
-        self.terms: tuple[tuple[Mono, Fraction], ...] = tuple(items)
-        self.key = tuple((_mono_key(m), c) for m, c in items)
-        self._hash = hash(self.key)
-        fv: set[str] = set()
-        h = 0
-        for m, _ in items:
-            for a, _ in m:
-                fv |= a.fv
-                if a.height > h:
-                    h = a.height
-        self.fv = frozenset(fv)
-        self.height = h
+    __slots__ = ("terms", "_key", "_fv", "_height", "_hash")
+
+    def __init__(self, d: dict[Mono, Fraction], _sorted: bool = False) -> None:
+        if _sorted:
+            self.terms: tuple[tuple[Mono, Fraction], ...] = tuple(d.items())
+        else:
+            items = [(m, c) for m, c in d.items() if c]
+            if len(items) > 1:
+                items.sort(key=lambda x: _mono_key(x[0]))
+            self.terms = tuple(items)
+        self._key: tuple | None = None
+        self._fv: frozenset[str] | None = None
+        self._height = -1
+        self._hash: int | None = None
+
+    @property
+    def key(self) -> tuple:
+        k = self._key
+        if k is None:
+            k = self._key = tuple((_mono_key(m), c.numerator, c.denominator)
+                                  for m, c in self.terms)
+        return k
+
+    @property
+    def fv(self) -> frozenset[str]:
+        f = self._fv
+        if f is None:
+            acc: set[str] = set()
+            for m, _ in self.terms:
+                for a, _ in m:
+                    acc |= a.fv
+            f = self._fv = frozenset(acc)
+        return f
+
+    @property
+    def height(self) -> int:
+        h = self._height
+        if h < 0:
+            h = 0
+            for m, _ in self.terms:
+                for a, _ in m:
+                    if a.height > h:
+                        h = a.height
+            self._height = h
+        return h
 
     def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
         return isinstance(other, Poly) and self.key == other.key
 
     def __hash__(self) -> int:
-        return self._hash
+        h = self._hash
+        if h is None:
+            h = self._hash = hash(self.key)
+        return h
 
     def __repr__(self) -> str:
         return show_poly(self)
@@ -387,7 +425,7 @@ class Poly:
         return Poly(d)
 
     def __neg__(self) -> "Poly":
-        return Poly({m: -c for m, c in self.terms})
+        return Poly({m: -c for m, c in self.terms}, _sorted=True)
 
     def __sub__(self, other: "Poly") -> "Poly":
         return self + (-other)
@@ -395,6 +433,12 @@ class Poly:
     def __mul__(self, other: "Poly") -> "Poly":
         if not self.terms or not other.terms:
             return ZERO
+        if len(other.terms) == 1 and not other.terms[0][0]:
+            c = other.terms[0][1]
+            return self if c == 1 else self.scale(c)
+        if len(self.terms) == 1 and not self.terms[0][0]:
+            c = self.terms[0][1]
+            return other if c == 1 else other.scale(c)
         d: dict[Mono, Fraction] = {}
         for m1, c1 in self.terms:
             for m2, c2 in other.terms:
@@ -405,7 +449,9 @@ class Poly:
     def scale(self, k: Fraction) -> "Poly":
         if k == 0:
             return ZERO
-        return Poly({m: c * k for m, c in self.terms})
+        if k == 1:
+            return self
+        return Poly({m: c * k for m, c in self.terms}, _sorted=True)
 
     def pow(self, n: int) -> "Poly":
         out = ONE
@@ -651,7 +697,7 @@ def _sum_mono(bs: list[tuple[str, IPoly]], m: Mono, ctx: NFContext) -> Poly:
     for b in sorted(names - used):
         ctx.use("sum_const")
         res = res * bound_as_poly(bounds[b])
-    live = [b for b in names if b in used]
+    live = sorted(b for b in names if b in used)
     if not live:
         return res
     # sum_components: binders linked through shared factors form one sum each.
@@ -701,8 +747,8 @@ def _merge_and_close(bounds: dict[str, IPoly], atoms: list[tuple[Atom, int]],
                 (m2, c2), = trial.terms
                 if c2 != 1:
                     continue
-                ctx.use("sum_merge", f"Σ_{{{u}<{bounds[u]}}} Σ_{{{v}<{V}}} f({u}·({V}) + {v}) "
-                        f"= Σ_{{{w}<{bounds[u] * V}}} f({w})")
+                ctx.use("sum_merge", f"Σ_{{u<{bounds[u]}}} Σ_{{v<{V}}} f(u·({V}) + v) "
+                        f"= Σ_{{w<{bounds[u] * V}}} f(w)")
                 nb = {b: bd for b, bd in bounds.items() if b not in (u, v)}
                 nb[w] = bounds[u] * V
                 ctx.bounds[w] = nb[w]
