@@ -1,3 +1,97 @@
-"""shardproof: prove that a data-parallel (sync-BN) training step is the global-batch step."""
+"""shardproof: prove that a data-parallel (sync-BN) training step is the global-batch step.
+
+Notebook use::
+
+    import shardproof as sp
+    [v] = sp.check_text('''
+    theorem inv_mul_R (R : Nat) (hR : 0 < R) (v : ℝ) : 1 / R * (R * v) = v := by norm
+    ''')
+    v            # renders as HTML: verdict, rules, trace
+    sp.normal_form("fun (i : Fin n) => x i + x i", n="Nat", x="Vec n")
+"""
+
+from __future__ import annotations
 
 __version__ = "0.1.0"
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .check import Options, Verdict
+
+
+def parse(text: str, path: str = "<input>.lemma"):
+    """Parse a whole `.lemma` text into a Module (no type checking)."""
+    from .syntax import parse_module
+    return parse_module(text, path)
+
+
+def parse_expr(text: str):
+    """Parse one expression (a term) — for building terms interactively."""
+    from .syntax import parse_expr as _pe
+    return _pe(text)
+
+
+def check_text(text: str, *, root: str | None = None, options: "Options | None" = None
+               ) -> "list[Verdict]":
+    """Check the theorems of a `.lemma` text; imports resolve under ``root`` (default: cwd)."""
+    from .check import check_text as _ct
+    return _ct(text, options=options, root=root)
+
+
+def check_file(path: str, options: "Options | None" = None) -> "list[Verdict]":
+    """Check one `.lemma` file (its imports are checked first)."""
+    from pathlib import Path
+
+    from .check import Checker
+    return Checker(options).check_file(Path(path))
+
+
+def check_paths(paths: list[str], options: "Options | None" = None):
+    """Check files and directories recursively; returns a Report with ``.verdicts``."""
+    from .check import check_paths as _cp
+    return _cp(paths, options)
+
+
+def normal_form(expr: str, **binders: str) -> Any:
+    """The normal form of an expression, given its free names' types as strings.
+
+    ``sp.normal_form("∑ (i : Fin n), x i + 0", n="Nat", x="Vec n")``
+    """
+    from .library import LoadedFile, elaborate_module, prelude_env
+    from .prove import Prover
+    from .rewrite.normalize import TVal
+    from .syntax import parse_module
+
+    bs = " ".join(f"({k} : {v})" for k, v in binders.items())
+    text = f"theorem _nf {bs} : ({expr}) = ({expr})\n"
+    env = prelude_env().copy()
+    lf = LoadedFile("<normal_form>", parse_module(text, "<normal_form>"), env)
+    elaborate_module(lf, None)
+    g = lf.own[-1]
+    pr = Prover(g, lf.env, 200_000)
+    from .prove import theorem_env
+    tenv = theorem_env(g, pr.nz)
+    stmt = g.stmt
+    ty = g.cmp_types.get(stmt)
+    from .types import VecT
+    if isinstance(ty, VecT):
+        v = pr.nz.tensor(stmt.lhs, tenv)  # type: ignore[union-attr]
+        assert isinstance(v, TVal)
+        return v.at(pr.output_index(ty.size, tenv))
+    return pr.nz.real(stmt.lhs, tenv)  # type: ignore[union-attr]
+
+
+def __getattr__(name: str) -> Any:
+    # Lazy re-exports keep `import shardproof` cheap.
+    if name in ("Verdict", "Options", "Report", "Checker"):
+        from . import check
+        return getattr(check, name)
+    if name in ("ShardproofError",):
+        from . import errors
+        return getattr(errors, name)
+    raise AttributeError(name)
+
+
+__all__ = ["parse", "parse_expr", "check_text", "check_file", "check_paths", "normal_form",
+           "Verdict", "Options", "ShardproofError", "__version__"]

@@ -39,6 +39,14 @@ class Verdict:
     doc: str | None = None
     replayed: bool | None = None
 
+    def _repr_html_(self) -> str:
+        from .display import verdict_html
+        return verdict_html(self)
+
+    def _repr_latex_(self) -> str:
+        from .display import verdict_latex
+        return verdict_latex(self)
+
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "name": self.name, "file": self.file, "line": self.line, "verdict": self.verdict,

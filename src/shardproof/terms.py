@@ -20,6 +20,14 @@ from .errors import Span
 class Term:
     """Base class.  ``span`` is where the term was written (not part of equality)."""
 
+    def _repr_html_(self) -> str:
+        from .display import term_html
+        return term_html(self)
+
+    def _repr_latex_(self) -> str:
+        from .display import term_latex
+        return term_latex(self)
+
     def children(self) -> tuple["Term", ...]:
         out: list[Term] = []
         for f in fields(self):

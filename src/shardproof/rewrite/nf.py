@@ -392,6 +392,14 @@ class Poly:
     def __repr__(self) -> str:
         return show_poly(self)
 
+    def _repr_html_(self) -> str:
+        from ..display import poly_html
+        return poly_html(self)
+
+    def _repr_latex_(self) -> str:
+        from ..display import poly_latex
+        return poly_latex(self)
+
     @staticmethod
     def const(c: Fraction | int) -> "Poly":
         return Poly({(): Fraction(c)})
