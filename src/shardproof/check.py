@@ -38,6 +38,7 @@ class Verdict:
     trace: list[dict[str, Any]] = field(default_factory=list)
     doc: str | None = None
     replayed: bool | None = None
+    cached: bool = field(default=False, compare=False)
 
     def _repr_html_(self) -> str:
         from .display import verdict_html
@@ -70,6 +71,12 @@ class Options:
     replay: bool = True               # replay every proof in the kernel
     fuel: int = 200_000               # engine step budget per theorem
     seed: int = 0
+    cache_dir: str | None = None      # a directory for the incremental cache (None: no cache)
+
+    def fingerprint(self) -> str:
+        """The options that can change a verdict (part of every cache key)."""
+        return f"search={self.search_seconds} replay={self.replay} fuel={self.fuel} " \
+               f"seed={self.seed}"
 
 
 @dataclass
@@ -111,6 +118,10 @@ class Checker:
         self.libraries: dict[Path, Library] = {}
         self.verdicts: dict[str, Verdict] = {}   # by theorem name, across files
         self.results: dict[str, Any] = {}        # engine results of proved theorems
+        self.cache = None
+        if self.options.cache_dir is not None:
+            from .cache import VerdictCache
+            self.cache = VerdictCache(self.options.cache_dir)
 
     def library_for(self, path: Path) -> Library:
         root = find_root(path)
@@ -139,6 +150,20 @@ class Checker:
     def check_theorem(self, g: GlobalDecl, lf: LoadedFile) -> Verdict:
         from .prove import decide  # the engine, imported lazily (keeps parsing cheap)
 
+        key = None
+        if self.cache is not None:
+            from dataclasses import asdict
+
+            from .cache import theorem_key
+            key = theorem_key(g, lf.env, self.options.fingerprint())
+            rec = self.cache.get(key)
+            if rec is not None and self._cited_still_proved(rec):
+                v = Verdict(**rec)
+                v.cached = True
+                v.file = lf.path
+                v.line = g.span.line if g.span else 0
+                self.verdicts[g.name] = v
+                return v
         t0 = time.perf_counter()
         v = decide(g, lf.env, self, self.options)
         v.seconds = time.perf_counter() - t0
@@ -146,7 +171,19 @@ class Checker:
         v.line = g.span.line if g.span else 0
         v.doc = g.doc
         self.verdicts[g.name] = v
+        if self.cache is not None and key is not None:
+            rec = asdict(v)
+            rec.pop("cached", None)
+            self.cache.put(key, rec)
         return v
+
+    def _cited_still_proved(self, rec: dict[str, Any]) -> bool:
+        return all(self.verdicts.get(n) is not None and self.verdicts[n].verdict == "proved"
+                   for n in rec.get("lemmas", []))
+
+    def save_cache(self) -> None:
+        if self.cache is not None:
+            self.cache.save()
 
 
 def check_paths(paths: Iterable[str | Path], options: Options | None = None) -> Report:
@@ -156,6 +193,7 @@ def check_paths(paths: Iterable[str | Path], options: Options | None = None) -> 
     verdicts: list[Verdict] = []
     for f in files:
         verdicts.extend(ck.check_file(f))
+    ck.save_cache()
     return Report(verdicts, [str(f) for f in files])
 
 

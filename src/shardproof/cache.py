@@ -1,0 +1,108 @@
+"""Incremental checking: verdicts cached by a hash of everything they depend on.
+
+The key of a theorem is a SHA-256 of: the engine version, the theorem's own text (statement,
+binders, hypotheses, proof), and the text of every declaration it depends on, transitively —
+definitions it unfolds, opaque ops, lemmas it cites (through *their* keys) — plus the check
+options that change verdicts.  Editing an imported definition therefore changes the key of
+every dependant: a stale `proved` cannot be served.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from . import __version__
+from . import terms as T
+from .pretty import pretty
+from .types import GlobalDecl, GlobalEnv
+
+CACHE_DIR = ".shardproof-cache"
+CACHE_FORMAT = 1
+
+
+def _decl_text(g: GlobalDecl) -> str:
+    d = g.decl
+    return pretty(d) if d is not None else g.name
+
+
+def _referenced(g: GlobalDecl) -> set[str]:
+    names: set[str] = set()
+    d = g.decl
+    if d is None:
+        return names
+    for b in getattr(d, "binders", ()):
+        if b.ty is not None:
+            names |= T.free_names(b.ty)
+    for part in ("stmt", "body", "ret"):
+        t = getattr(d, part, None)
+        if isinstance(t, T.Term):
+            names |= T.free_names(t)
+    proof = getattr(d, "proof", None)
+    if proof is not None:
+        for step in proof.steps:
+            names |= {n.name for n in step.names}
+    return names
+
+
+def theorem_key(g: GlobalDecl, env: GlobalEnv, options_fingerprint: str,
+                memo: dict[str, str] | None = None) -> str:
+    """A hash of the theorem and its whole dependency closure."""
+    memo = memo if memo is not None else {}
+    closure: list[str] = []
+    seen: set[str] = set()
+    todo = [g.name]
+    while todo:
+        n = todo.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        d = env.get(n)
+        if d is None:
+            continue
+        closure.append(n)
+        todo.extend(sorted(_referenced(d)))
+    h = hashlib.sha256()
+    h.update(f"shardproof {__version__} cache {CACHE_FORMAT}\n{options_fingerprint}\n".encode())
+    for n in sorted(closure):
+        d = env.get(n)
+        assert d is not None
+        h.update(f"{d.kind} {n}\n{_decl_text(d)}\n".encode())
+    return h.hexdigest()
+
+
+class VerdictCache:
+    """A JSON file of verdicts under ``<dir>/.shardproof-cache/verdicts.json``."""
+
+    def __init__(self, directory: Path | str) -> None:
+        self.dir = Path(directory) / CACHE_DIR
+        self.file = self.dir / "verdicts.json"
+        self.data: dict[str, Any] = {}
+        self.dirty = False
+        if self.file.is_file():
+            try:
+                loaded = json.loads(self.file.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                loaded = {}
+            if isinstance(loaded, dict) and loaded.get("format") == CACHE_FORMAT:
+                self.data = loaded.get("verdicts", {})
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        return self.data.get(key)
+
+    def put(self, key: str, record: dict[str, Any]) -> None:
+        self.data[key] = record
+        self.dirty = True
+
+    def save(self) -> None:
+        if not self.dirty:
+            return
+        self.dir.mkdir(parents=True, exist_ok=True)
+        tmp = self.file.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_text(json.dumps({"format": CACHE_FORMAT, "verdicts": self.data},
+                                  sort_keys=True), encoding="utf-8")
+        os.replace(tmp, self.file)
+        self.dirty = False
