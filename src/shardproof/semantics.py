@@ -3,21 +3,23 @@
 The rewrite engine proves equalities symbolically; this module is the ground truth those proofs are
 about.  Every construct of the language gets a value at concrete sizes, in one of two modes:
 
-* ``"float"``: numpy float64, fast, used to search for counterexamples and to test rewrite rules;
-* ``"exact"``: numpy object arrays of exact sympy numbers (rationals, `sqrt`, `exp` of them), used to
-  confirm a counterexample so that a refutation never rests on rounding.
+* ``"float"``: numpy float64, fast, used to search for counterexamples and to test rewrite
+  rules;
+* ``"exact"``: numpy object arrays of exact sympy numbers (rationals, `sqrt`, `exp` of them),
+  used to confirm a counterexample so that a refutation never rests on rounding.
 
 Why vectorised: a `fun` or `∑` over indices is the inner loop of every BatchNorm statistic, and a
-Python loop per element would make even the smallest statements slow.  So each bound index variable
-owns one numpy axis (allocated in binding order, nested scopes deeper), a scalar is an array that
-broadcasts over the axes of the variables in scope, a vector carries one extra trailing axis (a
-replica family two), `∑` sums its axis away and `fun` broadcasts its body over its axes and flattens
-them C-order (`X[i, j] = X (i * b + j)`).  Reading a vector at an index array is numpy fancy indexing.
-Opaque per-example ops are the one place that loops: once per example over the broadcast axes.
+Python loop per element would make even the smallest statements slow.  So each bound index
+variable owns one numpy axis (allocated in binding order, nested scopes deeper), a scalar is an
+array that broadcasts over the axes of the variables in scope, a vector carries one extra
+trailing axis (a replica family two), `∑` sums its axis away and `fun` broadcasts its body over
+its axes and flattens them C-order (`X[i, j] = X (i * b + j)`).  Reading a vector at an index
+array is numpy fancy indexing.  Opaque per-example ops are the one place that loops: once per
+example over the broadcast axes.
 
-Lean's conventions hold throughout: `x / 0 = 0`, `sqrt x = 0` for `x < 0`.  Nothing here raises on
-arithmetic; :class:`EvalError` means a term has no numeric meaning (an unknown opaque op, a value the
-assignment does not give, a binder type we cannot sample).
+Lean's conventions hold throughout: `x / 0 = 0`, `sqrt x = 0` for `x < 0`.  Nothing here raises
+on arithmetic; :class:`EvalError` means a term has no numeric meaning (an unknown opaque op, a
+value the assignment does not give, a binder type we cannot sample).
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ from .types import FinT, FunT, GlobalDecl, GlobalEnv, NatT, RealT, Ty, VecT, non
 __all__ = [
     "Assignment",
     "Counterexample",
+    "complete_assignment",
+    "counterexample_at",
     "EvalError",
     "RandomMap",
     "evaluate",
@@ -64,14 +68,16 @@ class RandomMap:
 
     A statement quantified over every map must hold for this one; the square term makes it
     nonlinear (so homogeneity claims about arbitrary maps fail) and everything stays exact.
+    A curried map `Vec s → Vec a → Vec b` (``widths = (s, a)``) reads its arguments joined.
     """
 
-    M: np.ndarray  # (b, a)
-    P: np.ndarray  # (b, a)
+    M: np.ndarray  # (b, Σ widths)
+    P: np.ndarray  # (b, Σ widths)
     c: np.ndarray  # (b,)
+    widths: tuple[int, ...] = ()
 
-    def __call__(self, v: np.ndarray) -> np.ndarray:
-        v = np.asarray(v)
+    def __call__(self, *vs: np.ndarray) -> np.ndarray:
+        v = np.concatenate([np.asarray(x) for x in vs])
         return self.M @ v + self.c + (self.P @ v) ** 2
 
 
@@ -98,7 +104,7 @@ class Assignment:
                           dict(self.maps))
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: floats stay numbers, exact values become strings (`"-1/2"`, `"sqrt(2)/2"`)."""
+        """JSON-ready: floats stay numbers, exact values become strings (`"sqrt(2)/2"`)."""
         return {
             "sizes": {k: int(v) for k, v in self.sizes.items()},
             "reals": {k: _json_num(v) for k, v in self.reals.items()},
@@ -109,7 +115,8 @@ class Assignment:
             "indices": {k: int(v) for k, v in self.indices.items()},
             "maps": {k: {"M": [[_json_num(x) for x in row] for row in np.asarray(m.M)],
                          "P": [[_json_num(x) for x in row] for row in np.asarray(m.P)],
-                         "c": [_json_num(x) for x in np.asarray(m.c)]}
+                         "c": [_json_num(x) for x in np.asarray(m.c)],
+                         "widths": list(m.widths)}
                      for k, m in self.maps.items()},
         }
 
@@ -117,20 +124,30 @@ class Assignment:
         """Python source a user can paste next to numpy to reproduce the assignment."""
         lines = ["import math", "import numpy as np"]
         for k, v in self.sizes.items():
-            lines.append(f"{k} = {int(v)}")
+            lines.append(f"{_py_name(k)} = {int(v)}")
         for k, v in self.indices.items():
-            lines.append(f"{k} = {int(v)}")
+            lines.append(f"{_py_name(k)} = {int(v)}")
         for k, v in self.reals.items():
-            lines.append(f"{k} = {_py_num(v)}")
+            lines.append(f"{_py_name(k)} = {_py_num(v)}")
         for k, v in self.tensors.items():
-            lines.append(f"{k} = {_py_array(v)}")
+            lines.append(f"{_py_name(k)} = {_py_array(v)}")
         for k, fam in self.families.items():
             items = ", ".join(_py_array(a) for a in fam)
-            lines.append(f"{k} = [{items}]  # {k}[r] is replica r's value")
+            lines.append(f"{_py_name(k)} = [{items}]  # {k}[r] is replica r's value")
         for k, m in self.maps.items():
-            lines.append(f"{k} = lambda v, M={_py_matrix(m.M)}, P={_py_matrix(m.P)}, "
-                         f"c={_py_array(m.c)}: M @ v + c + (P @ v) ** 2")
+            args = ", ".join(f"v{i}" for i in range(max(len(m.widths), 1)))
+            lines.append(f"{_py_name(k)} = lambda {args}, M={_py_matrix(m.M)}, "
+                         f"P={_py_matrix(m.P)}, c={_py_array(m.c)}: "
+                         f"(lambda v: M @ v + c + (P @ v) ** 2)(np.concatenate([{args}]))")
         return "\n".join(lines)
+
+
+def _py_name(name: str) -> str:
+    """A Python identifier for a `.lemma` name (`x'` becomes `x_1`; Greek letters stay)."""
+    if name.isidentifier():
+        return name
+    out = "".join(c if (c.isalnum() or c == "_") else "_1" if c == "'" else "_" for c in name)
+    return out if out.isidentifier() else "v_" + out
 
 
 def _json_num(x: Any) -> Any:
@@ -236,13 +253,12 @@ _U_CMP = {op: np.frompyfunc(_e_cmp(op), 2, 1) for op in ("=", "≠", "<", "≤",
 
 
 def _obj(x: Any) -> np.ndarray:
-    if isinstance(x, np.ndarray) and x.dtype == object:
-        return x
-    out = np.empty((), dtype=object) if not isinstance(x, np.ndarray) else None
-    if out is not None:
-        out[()] = x
-        return out
-    return x.astype(object)
+    """An object array (0-d for a single number) without numpy reading the number as a float."""
+    if isinstance(x, np.ndarray):
+        return x if x.dtype == object else x.astype(object)
+    out = np.empty((), dtype=object)
+    out[()] = x
+    return out
 
 
 class _ExactBackend:
@@ -335,19 +351,26 @@ class _Closure(_Fn):
 
 
 class _MapFn(_Fn):
-    def __init__(self, m: RandomMap) -> None:
+    def __init__(self, m: RandomMap, got: tuple[Val, ...] = ()) -> None:
         self.m = m
+        self.got = got
 
     def apply(self, ev: "_Ev", arg: Any) -> Any:
         if not isinstance(arg, Val) or arg.trailing != 1:
             raise EvalError("a per-example map is applied to a vector")
-        v = ev.real(arg)
+        got = self.got + (arg,)
+        if len(got) < max(len(self.m.widths), 1):
+            return _MapFn(self.m, got)
+        D = max(v.depth for v in got)
+        parts = [_pad(ev.real(v), v.depth, D) for v in got]
+        grid = np.broadcast_shapes(*(p.shape[:D] for p in parts))
+        v = np.concatenate([np.broadcast_to(p, grid + p.shape[D:]) for p in parts], axis=-1)
         M, P, c = (ev.be.real(np.asarray(x)) for x in (self.m.M, self.m.P, self.m.c))
         if v.shape[-1] != M.shape[1]:
             raise EvalError(f"map of width {M.shape[1]} applied to a vector of length "
                             f"{v.shape[-1]}")
         q = v @ P.T
-        return Val(v @ M.T + c + q * q, arg.depth, "real")
+        return Val(v @ M.T + c + q * q, D, "real")
 
 
 def _pad(arr: np.ndarray, depth: int, D: int) -> np.ndarray:
@@ -488,20 +511,20 @@ class _Ev:
 
     def index(self, v: Val, ix: Val) -> Val:
         n = v.arr.shape[v.depth]
-        I = ix.arr
-        if I.size and (int(I.min()) < 0 or int(I.max()) >= n):
-            raise EvalError(f"index out of range: {int(I.max())} for length {n}")
+        at = ix.arr
+        if at.size and (int(at.min()) < 0 or int(at.max()) >= n):
+            raise EvalError(f"index out of range: {int(at.max())} for length {n}")
         if v.depth == 0:
-            return Val(v.arr[I], ix.depth, v.kind)
+            return Val(v.arr[at], ix.depth, v.kind)
         D = max(v.depth, ix.depth)
         A = _pad(v.arr, v.depth, D)
-        I = _pad(I, ix.depth, D)
+        at = _pad(at, ix.depth, D)
         grid: list[Any] = []
         for j in range(D):
             s = A.shape[j]
             grid.append(0 if s == 1 else
                         np.arange(s).reshape((1,) * j + (s,) + (1,) * (D - j - 1)))
-        return Val(A[tuple(grid) + (I,)], D, v.kind)
+        return Val(A[tuple(grid) + (at,)], D, v.kind)
 
     # ---- globals
     def call_global(self, g: GlobalDecl, args: list) -> Any:
@@ -539,17 +562,12 @@ class _Ev:
         spec = numeric_ops.OPS.get(g.name)
         if spec is None:
             raise EvalError(f"the opaque `{g.name}` has no numeric implementation")
-        by_name = dict(zip((p.name for p in params), args))
-        size_ps = [p for p in params if p.kind == "size"]
-        tensor_ps = [p for p in params if p.kind != "size"]
-        if [p.name for p in size_ps] == list(spec.size_params):
-            size_args = [by_name[n] for n in spec.size_params]
-        else:
-            size_args = [by_name[p.name] for p in size_ps]
-        if [p.name for p in tensor_ps] == list(spec.tensor_params):
-            tensor_args = [by_name[n] for n in spec.tensor_params]
-        else:
-            tensor_args = [by_name[p.name] for p in tensor_ps]
+        # The prelude declares every op with its sizes, then its tensors, in numeric_ops' order.
+        size_args = [a for p, a in zip(params, args) if p.kind == "size"]
+        tensor_args = [a for p, a in zip(params, args) if p.kind != "size"]
+        if len(size_args) != len(spec.size_params) or \
+                len(tensor_args) != len(spec.tensor_params):
+            raise EvalError(f"`{g.name}` is declared with a signature numeric_ops does not have")
         sizes = tuple(int(a.arr) for a in size_args)
         for a in tensor_args:
             if not isinstance(a, Val) or a.trailing != 1:
@@ -623,11 +641,15 @@ class _Ev:
     # ---- binders
     def _bind_fins(self, binders: tuple[T.Binder, ...], loc: dict) -> tuple[dict, list[int]]:
         loc2 = dict(loc)
-        sizes = []
-        for b in binders:
-            n = self.size_of(b.ty, loc2)  # type: ignore[arg-type]
-            sizes.append(n)
-            loc2[b.name] = self.push_axis(n)
+        sizes: list[int] = []
+        try:
+            for b in binders:
+                n = self.size_of(b.ty, loc2)  # type: ignore[arg-type]
+                loc2[b.name] = self.push_axis(n)
+                sizes.append(n)
+        except EvalError:
+            self.pop_axes(len(sizes))
+            raise
         return loc2, sizes
 
     def _ev_Lam(self, t: T.Lam, loc: dict) -> Any:
@@ -852,7 +874,8 @@ def evaluate(term: T.Term, env: GlobalEnv, assignment: Assignment, mode: str = "
     for a function or family value.
     """
     ev = _Ev(env, mode)
-    return ev.export(ev.ev(term, ev.bind(assignment)))
+    with np.errstate(all="ignore"):  # exp may overflow to inf: a value, not an error
+        return ev.export(ev.ev(term, ev.bind(assignment)))
 
 
 # =========================================================================== sampling
@@ -866,6 +889,7 @@ class _Def:
     target: str
     binders: tuple[T.Binder, ...]
     rhs: T.Term
+    prop: T.Term
 
 
 @dataclass
@@ -954,7 +978,7 @@ def _plan(g: GlobalDecl) -> _Plan:
             continue
         d = _definition(prop, types)
         if d is not None:
-            candidates.append(_Def(hname, d[0], d[1], d[2]))
+            candidates.append(_Def(hname, d[0], d[1], d[2], prop))
             continue
         p = _positivity(prop, types)
         if p is not None:
@@ -978,10 +1002,7 @@ def _plan(g: GlobalDecl) -> _Plan:
                 known.add(c.target)
                 pending.remove(c)
                 progress = True
-    for c in pending:
-        others.append((c.hyp, T.Forall(c.binders, T.Cmp("=", T.App(T.Var(c.target), tuple(
-            T.Var(b.name) for b in c.binders)), c.rhs)) if c.binders else
-            T.Cmp("=", T.Var(c.target), c.rhs)))
+    others.extend((c.hyp, c.prop) for c in pending)  # a second definition, or a cycle: check
     extra: list[tuple[str, T.Term]] = []
     s = g.stmt
     while isinstance(s, T.Forall):
@@ -997,11 +1018,18 @@ def _draw(rng: np.random.Generator, n: int, data: str) -> np.ndarray:
         return rng.standard_normal(n)
     if data == "integers":
         return rng.integers(-3, 4, n).astype(np.float64)
+    if data == "wide":  # reaches thresholds such as relu6's 6
+        return rng.integers(-16, 17, n) / 2.0
     return rng.integers(-6, 7, n) / 2.0  # halves in [-3, 3]: exact in binary
 
 
-def _resolve_sizes(plan: _Plan, sizes: dict[str, int]) -> dict[str, int]:
-    vals = {n: int(sizes.get(n, 2)) for n in plan.free_sizes}
+def _resolve_sizes(plan: _Plan, sizes: dict[str, int], default: int | None = 2
+                   ) -> dict[str, int]:
+    missing = [n for n in plan.free_sizes if n not in sizes]
+    if missing and default is None:
+        raise EvalError("no value for the size" + ("s " if len(missing) > 1 else " ")
+                        + ", ".join(f"`{n}`" for n in missing))
+    vals = {n: int(sizes.get(n, default or 0)) for n in plan.free_sizes}
     pending = dict(plan.tied)
     while pending:
         progress = False
@@ -1021,6 +1049,15 @@ def _resolve_sizes(plan: _Plan, sizes: dict[str, int]) -> dict[str, int]:
 
 def _size_of_ty(ty: Ty, sizes: dict[str, int]) -> int:
     return arith.size_value(ty.size, sizes)  # type: ignore[attr-defined]
+
+
+def _map_widths(ty: Ty) -> tuple[list[VecT], VecT] | None:
+    """`Vec a → Vec b` or a curried `Vec s → Vec a → Vec b`: the argument types and the result."""
+    args: list[VecT] = []
+    while isinstance(ty, FunT) and isinstance(ty.dom, VecT):
+        args.append(ty.dom)
+        ty = ty.cod
+    return (args, ty) if args and isinstance(ty, VecT) else None
 
 
 def _draw_base(g: GlobalDecl, env: GlobalEnv, plan: _Plan, sizes: dict[str, int],
@@ -1059,10 +1096,13 @@ def _draw_base(g: GlobalDecl, env: GlobalEnv, plan: _Plan, sizes: dict[str, int]
                 a.families[name] = [_draw(rng, n, data) for _ in range(R)]
             else:
                 a.families[name] = [np.asarray(float(_draw(rng, 1, data)[0])) for _ in range(R)]
-        elif isinstance(ty, FunT) and isinstance(ty.dom, VecT) and isinstance(ty.cod, VecT):
-            m, n = _size_of_ty(ty.dom, sz), _size_of_ty(ty.cod, sz)
+        elif _map_widths(ty) is not None:
+            widths, out = _map_widths(ty)  # type: ignore[misc]
+            ws = tuple(_size_of_ty(w, sz) for w in widths)
+            m, n = sum(ws), _size_of_ty(out, sz)
             a.maps[name] = RandomMap(_draw(rng, n * m, data).reshape(n, m),
-                                     _draw(rng, n * m, data).reshape(n, m), _draw(rng, n, data))
+                                     _draw(rng, n * m, data).reshape(n, m), _draw(rng, n, data),
+                                     ws)
         else:
             raise EvalError(f"cannot sample a value of type {ty} for `{name}`")
     for name, ty_term in plan.extra:
@@ -1078,10 +1118,10 @@ def _draw_base(g: GlobalDecl, env: GlobalEnv, plan: _Plan, sizes: dict[str, int]
     return a
 
 
-def _complete(g: GlobalDecl, env: GlobalEnv, plan: _Plan, base: Assignment, mode: str,
-              check: bool = True) -> Assignment | None:
+def _complete(g: GlobalDecl, env: GlobalEnv, plan: _Plan, base: Assignment, mode: str
+              ) -> Assignment | None:
     """Construct the defined families and vectors from their hypotheses, then check the rest."""
-    a = base.copy()
+    a = _exactify(base) if mode == "exact" else base.copy()
     ev = _Ev(env, mode)
     types = dict(g.binders)
     for d in plan.defs:
@@ -1108,13 +1148,58 @@ def _complete(g: GlobalDecl, env: GlobalEnv, plan: _Plan, base: Assignment, mode
             if arr.ndim != 0:
                 raise EvalError(f"hypothesis `{d.hyp}` gives `{d.target}` the wrong shape")
             a.reals[d.target] = arr[()]
-    if check and plan.checks:
+    if plan.checks:
         loc = ev.bind(a)
         for _, h in plan.checks:
             v = ev.prop(h, loc)
             if not bool(np.all(v.arr)):
                 return None
     return a
+
+
+def _exactify(a: Assignment) -> Assignment:
+    """The same assignment with every number exact (floats read digit for digit)."""
+    def ex(x: Any) -> np.ndarray:
+        return _EXACT.real(_as_array(x))
+    out = a.copy()
+    out.reals = {k: ex(v)[()] for k, v in a.reals.items()}
+    out.tensors = {k: ex(v) for k, v in a.tensors.items()}
+    out.families = {k: [ex(x) for x in v] for k, v in a.families.items()}
+    out.maps = {k: RandomMap(ex(m.M), ex(m.P), ex(m.c), m.widths) for k, m in a.maps.items()}
+    return out
+
+
+def complete_assignment(g: GlobalDecl, env: GlobalEnv, assignment: Assignment,
+                        mode: str = "exact") -> Assignment | None:
+    """Fill in what theorem ``g``'s hypotheses define, and check the others.
+
+    For a `witness` proof step: the user gives the sizes and the free data (`X := ![0, 2]`); the
+    families pinned down by `∀ r, x r = shard R N a X r` follow, and sizes tied by `a = b` take
+    b's value.  None when a hypothesis fails at the given values; :class:`EvalError` when a value
+    the statement needs is missing.
+    """
+    plan = _plan(g)
+    a = assignment.copy()
+    a.sizes = {**a.sizes, **_resolve_sizes(plan, a.sizes, default=None)}
+    if plan.size_hyps:
+        ev = _Ev(env, mode)
+        loc = ev.bind(a)
+        for _, h in plan.size_hyps:
+            if not bool(np.all(ev.prop(h, loc).arr)):
+                return None
+    return _complete(g, env, plan, a, mode)
+
+
+def counterexample_at(g: GlobalDecl, env: GlobalEnv, assignment: Assignment,
+                      mode: str = "exact") -> Counterexample | None:
+    """Does this (complete) assignment refute theorem ``g``?  For a `≠` statement: witness it?
+
+    The theorem's free indices (`r : Fin R`) not mentioned by a hypothesis are tried at every
+    value; the first instance found is reported, as :func:`find_counterexample` does.
+    """
+    witness = isinstance(g.stmt, T.Cmp) and g.stmt.op == "≠"
+    with np.errstate(all="ignore"):
+        return _locate(g, env, assignment, mode, witness)
 
 
 def sample_assignment(g: GlobalDecl, env: GlobalEnv, sizes: dict[str, int],
@@ -1127,7 +1212,7 @@ def sample_assignment(g: GlobalDecl, env: GlobalEnv, sizes: dict[str, int],
     value; hypotheses on sizes only are checked (None when the given sizes violate one); any
     other hypothesis is checked after sampling (None when it fails).  ``data`` is ``"halves"``
     (k/2 in [-3, 3], the default in exact mode), ``"integers"`` ([-3, 3]) or ``"normal"`` (the
-    default in float mode).
+    default in float mode) or ``"wide"`` (k/2 in [-8, 8]).
     """
     plan = _plan(g)
     data = data or ("halves" if mode == "exact" else "normal")
@@ -1295,6 +1380,34 @@ def _replica_sizes(g: GlobalDecl) -> set[str]:
     return out
 
 
+def _by_sum(vals: list[tuple[int, ...]]) -> Iterator[tuple[int, ...]]:
+    """Every combination of the allowed values, lazily, in order of increasing sum.
+
+    Lazy because a whole-network theorem has dozens of sizes: the full product would never fit,
+    and only its smallest members are ever tried.
+    """
+    n = len(vals)
+    smin = [0] * (n + 1)
+    smax = [0] * (n + 1)
+    for i in reversed(range(n)):
+        smin[i] = smin[i + 1] + min(vals[i])
+        smax[i] = smax[i + 1] + max(vals[i])
+
+    def rec(i: int, rem: int) -> Iterator[tuple[int, ...]]:
+        if i == n:
+            if rem == 0:
+                yield ()
+            return
+        for v in sorted(vals[i]):
+            r = rem - v
+            if smin[i + 1] <= r <= smax[i + 1]:
+                for rest in rec(i + 1, r):
+                    yield (v,) + rest
+
+    for total in range(smin[0], smax[0] + 1):
+        yield from rec(0, total)
+
+
 def _size_schedule(g: GlobalDecl, plan: _Plan) -> Iterator[dict[str, int]]:
     """Size assignments, smallest first: replica and batch sizes ≥ 2 first, then 1, then 0.
 
@@ -1309,41 +1422,34 @@ def _size_schedule(g: GlobalDecl, plan: _Plan) -> Iterator[dict[str, int]]:
     rn = _replica_sizes(g)
     seen: set[tuple[int, ...]] = set()
 
-    def fresh(combos: list[tuple[int, ...]]) -> Iterator[dict[str, int]]:
+    def fresh(combos: Iterator[tuple[int, ...]] | list[tuple[int, ...]]
+              ) -> Iterator[dict[str, int]]:
         for c in combos:
             if c not in seen:
                 seen.add(c)
                 yield dict(zip(names, c))
 
-    def ordered(vals: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
-        return sorted(itertools.product(*vals), key=lambda c: (sum(c), max(c), c))
-
-    phase_a = ordered([(2, 3) if n in rn else (1, 2, 3) for n in names])
-    low = sum(phase_a[0])
-    yield from fresh([c for c in phase_a if sum(c) <= low + 2])
-    base = phase_a[0]
+    vals_a = [(2, 3) if n in rn else (1, 2, 3) for n in names]
+    base = tuple(min(v) for v in vals_a)
+    low = sum(base)
+    yield from fresh(itertools.takewhile(lambda c: sum(c) <= low + 2, _by_sum(vals_a)))
     zeros = []
     for i, n in enumerate(names):
         if n not in nonzero:
-            c = list(base)
-            c[i] = 0
-            zeros.append(tuple(c))
-    ones = []
+            zeros.append(base[:i] + (0,) + base[i + 1:])
+    yield from fresh(zeros)
     rn_pos = [i for i, n in enumerate(names) if n in rn]
+    ones = []
     for k in range(1, len(rn_pos) + 1):
         for sub in itertools.combinations(rn_pos, k):
-            c = list(base)
-            for i in sub:
-                c[i] = 1
-            ones.append(tuple(c))
-    yield from fresh(zeros)
+            ones.append(tuple(1 if i in sub else v for i, v in enumerate(base)))
     yield from fresh(ones)
-    yield from fresh(phase_a)
-    yield from fresh(ordered([(1, 2, 3)] * len(names)))
-    yield from fresh(ordered([(0, 1, 2, 3) if n not in nonzero else (1, 2, 3) for n in names]))
+    yield from fresh(_by_sum(vals_a))
+    yield from fresh(_by_sum([(1, 2, 3)] * len(names)))
+    yield from fresh(_by_sum([(0, 1, 2, 3) if n not in nonzero else (1, 2, 3) for n in names]))
 
 
-_DRAWS = ("halves", "integers", "halves")
+_DRAWS = ("halves", "integers", "wide")
 
 
 def find_counterexample(g: GlobalDecl, env: GlobalEnv, *, budget_seconds: float = 2.0,
@@ -1358,6 +1464,12 @@ def find_counterexample(g: GlobalDecl, env: GlobalEnv, *, budget_seconds: float 
     deadline = time.monotonic() + budget_seconds
     plan = _plan(g)
     witness = isinstance(g.stmt, T.Cmp) and g.stmt.op == "≠"
+    with np.errstate(all="ignore"):  # exp may overflow to inf: a value, not an error
+        return _search(g, env, plan, witness, deadline, seed)
+
+
+def _search(g: GlobalDecl, env: GlobalEnv, plan: _Plan, witness: bool, deadline: float,
+            seed: int) -> Counterexample | None:
     for ci, sizes in enumerate(_size_schedule(g, plan)):
         for di, data in enumerate(_DRAWS):
             if time.monotonic() >= deadline:
