@@ -427,12 +427,11 @@ def _missing_side_conditions(g: GlobalDecl, residual: str | None) -> str | None:
 def decide(g: GlobalDecl, genv: GlobalEnv, checker: "Checker", options: "Options") -> "Verdict":
     from .check import Verdict
 
-    stmt = g.stmt
+    from .semantics import is_negative_statement
+
     # `≠` between tensors or reals is a negative result ("not an identity"): proved by an
     # exact witness.  `≠` between sizes is a size fact, decided for all sizes by the engine.
-    is_ne = isinstance(stmt, T.Cmp) and stmt.op == "≠" and \
-        not isinstance(g.cmp_types.get(stmt), NatT)
-    if is_ne:
+    if is_negative_statement(g):
         return _decide_ne(g, genv, options)
     def proved(name: str) -> GlobalDecl | None:
         v = checker.verdicts.get(name)
@@ -456,7 +455,8 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: "Checker", options: "Options
     cex = _search(g, genv, options)
     if cex is not None:
         return Verdict(g.name, g.path, 0, "refuted", 0.0, counterexample=cex,
-                       reason="the two sides differ on the counterexample (checked exactly)")
+                       reason=str(cex.get("message") or "the statement fails here") +
+                       " (checked in exact arithmetic)")
     reason = at.reason or "not proved"
     hint = _missing_side_conditions(g, at.residual)
     if hint:
@@ -476,9 +476,76 @@ def _search(g: GlobalDecl, genv: GlobalEnv, options: "Options") -> dict[str, Any
     return cex.to_dict() if hasattr(cex, "to_dict") else dict(cex)
 
 
+def _witness_step(g: GlobalDecl) -> T.ProofStep | None:
+    if g.proof is None:
+        return None
+    for st in g.proof.steps:
+        if st.tactic == "witness":
+            return st
+    return None
+
+
+def _given_witness(g: GlobalDecl, genv: GlobalEnv, step: T.ProofStep) -> dict[str, Any] | None:
+    """Check the assignment written in `by witness (R := 2) (X := ![0, 2]) …`, exactly."""
+    from fractions import Fraction
+
+    import numpy as np
+
+    from . import semantics as sem
+    from .types import RealT as _R
+
+    types = dict(g.binders)
+    a = sem.Assignment({}, {}, {}, {}, {})
+    for na in step.assignments:
+        ty = types.get(na.name)
+        v = na.value
+        if isinstance(ty, NatT) and isinstance(v, T.Num):
+            a.sizes[na.name] = int(v.value)
+        elif isinstance(ty, _R) and isinstance(v, (T.Num, T.Neg)):
+            val = v.value if isinstance(v, T.Num) else -v.arg.value  # type: ignore[attr-defined]
+            a.reals[na.name] = sem.arith.exact(Fraction(val)) if hasattr(sem, "arith") else val
+        elif isinstance(ty, VecT) and isinstance(v, T.VecLit):
+            items = []
+            for it in v.items:
+                val = it.value if isinstance(it, T.Num) else -it.arg.value  # type: ignore
+                items.append(Fraction(val))
+            from . import arith
+            a.tensors[na.name] = np.array([arith.exact(x) for x in items], dtype=object)
+        elif isinstance(ty, FinT) and isinstance(v, T.Num):
+            a.indices[na.name] = int(v.value)
+        else:
+            raise Failure(f"witness: cannot use `({na.name} := …)` (give sizes and indices as "
+                          "numerals, reals as numbers, vectors as ![…])")
+    full = sem.complete_assignment(g, genv, a, mode="exact")
+    if full is None:
+        raise Failure("witness: the given values violate a hypothesis")
+    cx = sem.counterexample_at(g, genv, full, mode="exact")
+    return cx.to_dict() if cx is not None else None
+
+
 def _decide_ne(g: GlobalDecl, genv: GlobalEnv, options: "Options") -> "Verdict":
     from .check import Verdict
 
+    step = _witness_step(g)
+    if step is not None and step.assignments:
+        try:
+            cex = _given_witness(g, genv, step)
+        except Failure as f:
+            return Verdict(g.name, g.path, 0, "unknown", 0.0, reason=f.reason)
+        except Exception as e:  # noqa: BLE001 - an evaluation error is reported, not raised
+            from .semantics import EvalError
+            if not isinstance(e, EvalError):
+                raise
+            return Verdict(g.name, g.path, 0, "unknown", 0.0,
+                           reason=f"witness: the statement cannot be evaluated here: {e}")
+        if cex is None:
+            return Verdict(g.name, g.path, 0, "unknown", 0.0,
+                           reason="witness: the two sides are equal at the given values")
+        return Verdict(g.name, g.path, 0, "proved", 0.0, rules=["exact_witness"],
+                       oracles=["oracle:exact-evaluation"], counterexample=cex,
+                       trace=[{"rule": "exact_witness", "at": "",
+                               "detail": "the given assignment makes the two sides differ, "
+                                         "evaluated in exact arithmetic"}])
     cex = _search(g, genv, options)
     if cex is not None:
         return Verdict(g.name, g.path, 0, "proved", 0.0, rules=["exact_witness"],

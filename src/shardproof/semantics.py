@@ -1197,9 +1197,8 @@ def counterexample_at(g: GlobalDecl, env: GlobalEnv, assignment: Assignment,
     The theorem's free indices (`r : Fin R`) not mentioned by a hypothesis are tried at every
     value; the first instance found is reported, as :func:`find_counterexample` does.
     """
-    witness = isinstance(g.stmt, T.Cmp) and g.stmt.op == "≠"
     with np.errstate(all="ignore"):
-        return _locate(g, env, assignment, mode, witness)
+        return _locate(g, env, assignment, mode, is_negative_statement(g))
 
 
 def sample_assignment(g: GlobalDecl, env: GlobalEnv, sizes: dict[str, int],
@@ -1453,7 +1452,7 @@ _DRAWS = ("halves", "integers", "wide")
 
 
 def find_counterexample(g: GlobalDecl, env: GlobalEnv, *, budget_seconds: float = 2.0,
-                        seed: int = 0) -> Counterexample | None:
+                        seed: int = 0, witness: bool | None = None) -> Counterexample | None:
     """Search for an assignment refuting theorem ``g`` (for a `≠` statement: a witness).
 
     Deterministic: sizes in a fixed order (smallest first), a few data draws per size from
@@ -1463,9 +1462,20 @@ def find_counterexample(g: GlobalDecl, env: GlobalEnv, *, budget_seconds: float 
     """
     deadline = time.monotonic() + budget_seconds
     plan = _plan(g)
-    witness = isinstance(g.stmt, T.Cmp) and g.stmt.op == "≠"
+    if witness is None:
+        witness = is_negative_statement(g)
     with np.errstate(all="ignore"):  # exp may overflow to inf: a value, not an error
         return _search(g, env, plan, witness, deadline, seed)
+
+
+def is_negative_statement(g: GlobalDecl) -> bool:
+    """`lhs ≠ rhs` between tensors or reals: "not an identity", shown by a witness.
+
+    (`≠` between sizes is an ordinary statement for all sizes, refuted by a counterexample.)
+    """
+    from .types import NatT
+    return isinstance(g.stmt, T.Cmp) and g.stmt.op == "≠" and \
+        not isinstance(g.cmp_types.get(g.stmt), NatT)
 
 
 def _search(g: GlobalDecl, env: GlobalEnv, plan: _Plan, witness: bool, deadline: float,
