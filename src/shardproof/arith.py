@@ -59,7 +59,8 @@ def _nonneg_coeffs(expr: sympy.Expr, gens: list[sympy.Symbol]) -> bool:
 
 
 def index_in_range(index: T.Term, bound: T.Term, var_bounds: dict[str, T.Term],
-                   subst: tuple[tuple[str, T.Term], ...] = ()) -> bool:
+                   subst: tuple[tuple[str, T.Term], ...] = (),
+                   positive_names: frozenset[str] = frozenset()) -> bool:
     """Is ``index < bound`` for every value of the index variables (``v < var_bounds[v]``)?
 
     Sound and incomplete: the index must be a polynomial with nonnegative coefficients in the
@@ -76,7 +77,8 @@ def index_in_range(index: T.Term, bound: T.Term, var_bounds: dict[str, T.Term],
     maxval = idx.subs({ivars[v]: _to_sympy(var_bounds[v], subst) - 1
                        for v in var_bounds if ivars[v] in idx.free_symbols})
     diff = sympy.expand(bnd - 1 - maxval)
-    positive: set[sympy.Symbol] = set()
+    positive: set[sympy.Symbol] = {sympy.Symbol(n, integer=True, nonnegative=True)
+                                    for n in positive_names}
     for v in var_bounds:
         if ivars[v] in idx.free_symbols:
             b = _to_sympy(var_bounds[v], subst)

@@ -117,14 +117,27 @@ def var_function(name: str, ty: Any, fam: tuple[IPoly, ...], nz: Normaliser,
                 return Poly.atom(Acc(name, fam + (r,)))
             return var_function(name, cod, fam + (r,), nz, env)
         return FVal("nat", f)
-    if isinstance(ty, FunT) and isinstance(ty.dom, VecT) and isinstance(ty.cod, VecT):
+    if isinstance(ty, FunT) and isinstance(ty.dom, VecT):
+        # An uninterpreted map of one or more vectors (curried): an opaque op named `name`.
         from .rewrite.normalize import OpT
-        dom_t = T.App(T.Var("Vec"), (ty.dom.size,))
-        out = nz.nat(ty.cod.size, env)
+        doms: list[Any] = []
+        cod: Any = ty
+        while isinstance(cod, FunT) and isinstance(cod.dom, VecT):
+            doms.append(T.App(T.Var("Vec"), (cod.dom.size,)))
+            cod = cod.cod
+        if not isinstance(cod, VecT):
+            raise EngineGap(f"a variable `{name}` of type {ty}")
+        out = nz.nat(cod.size, env)
 
-        def g(x: Any) -> Any:
-            return OpT(nz, name, (), [("x", x, dom_t)], None, out)
-        return FVal("tensor", g)
+        def curry(k: int, got: list[Any]) -> FVal:
+            def g(x: Any) -> Any:
+                args = got + [x]
+                if k + 1 == len(doms):
+                    return OpT(nz, name, (), [(f"x{i}", a, doms[i]) for i, a in
+                                              enumerate(args)], None, out)
+                return curry(k + 1, args)
+            return FVal("tensor", g)
+        return curry(0, [])
     raise EngineGap(f"a variable `{name}` of type {ty}")
 
 
@@ -272,8 +285,7 @@ class Prover:
         if isinstance(ty, VecT):
             idx = self.output_index(ty.size, env)
             ta, tb = self.nz.tensor(lhs, env), self.nz.tensor(rhs, env)
-            a, b = ta.at(idx), tb.at(idx)
-            self.compare(a, b, lhs, rhs, idx)
+            self.compare_at(ta, tb, idx, lhs, rhs)
             return
         if isinstance(ty, FunT):
             fa = self.nz.value(lhs, env, None)
@@ -286,10 +298,26 @@ class Prover:
             return
         raise EngineGap(f"cannot compare terms of type {ty}")
 
+    def compare_at(self, ta: TVal, tb: TVal, idx: IPoly, lhs: T.Term, rhs: T.Term,
+                   depth: int = 0) -> None:
+        """Compare two vectors at a symbolic index; split a small free index leaf if needed."""
+        from .rewrite.normalize import CaseSplit
+        try:
+            a, b = ta.at(idx), tb.at(idx)
+        except CaseSplit as cs:
+            if cs.var not in idx.vars() or depth > 3:
+                raise EngineGap(str(cs)) from None
+            self.ctx.use("case_split_index", f"{cs.var} ∈ {{0, …, {cs.bound - 1}}}")
+            for k in range(cs.bound):
+                self.compare_at(ta, tb, idx.subst({cs.var: IPoly.const(k)}), lhs, rhs,
+                                depth + 1)
+            return
+        self.compare(a, b, lhs, rhs, idx)
+
     def compare_values(self, va, vb, ty, lhs, rhs, env) -> None:
         if isinstance(ty, VecT):
             idx = self.output_index(ty.size, env)
-            self.compare(va.at(idx), vb.at(idx), lhs, rhs, idx)
+            self.compare_at(va, vb, idx, lhs, rhs)
         elif isinstance(ty, RealT):
             self.compare(va, vb, lhs, rhs)
         elif isinstance(ty, FunT):

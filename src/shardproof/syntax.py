@@ -6,12 +6,14 @@ The grammar lives in ``grammar.lark`` (shipped as package data).  Lark's errors 
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 from functools import lru_cache
 from importlib import resources
 
 from lark import Lark, Token, Transformer, Tree, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.exceptions import (UnexpectedCharacters, UnexpectedEOF, UnexpectedInput,
+                             UnexpectedToken, VisitError)
 
 from . import terms as T
 from .errors import ParseError, Span
@@ -22,8 +24,18 @@ _TOKEN_WORDS = {
     "MULOP": "`*`", "ARROW": "`→`", "AND": "`∧`", "DOCSTRING": "a docstring", "FILEDOC": "`/-! … -/`",
     "LPAR": "`(`", "RPAR": "`)`", "LSQB": "`[`", "RSQB": "`]`", "LBRACE": "`{`", "RBRACE": "`}`",
     "COMMA": "`,`", "COLON": "`:`", "SEMICOLON": "`;`", "PLUS": "`+`", "MINUS": "`-`",
-    "SLASH": "`/`", "CIRCUMFLEX": "`^`", "DOT": "`.`", "__ANON_0": "`:=`", "$END": "end of file",
+    "SLASH": "`/`", "CIRCUMFLEX": "`^`", "DOT": "`.`", "$END": "end of file",
 }
+
+# Input limits.  Lark's LALR parser costs ~15 µs a token, so a 1 MB line of tokens would take
+# seconds: longer lines are rejected up front.  Deeper nesting than any real lemma (the prelude
+# peaks at 23) is rejected before the recursive transformer and elaborator can overflow the stack.
+MAX_LINE_CHARS = 20_000
+MAX_NESTING = 100
+
+# The declaration a position is inside (for errors found before there are any terms).
+_DECL_NAME = re.compile(r"^[ \t]*(?:@\[[^\]\n]*\][ \t]*)?(?:theorem|lemma|def|opaque)[ \t]+"
+                        r"([^\s(){}:]+)", re.MULTILINE)
 
 
 @lru_cache(maxsize=1)
@@ -317,10 +329,15 @@ def decode_source(data: bytes, path: str) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         before = data[: exc.start]
+        line_start = before.rfind(b"\n") + 1
         line = before.count(b"\n") + 1
-        col = exc.start - (before.rfind(b"\n") + 1) + 1
+        # Columns count characters, as everywhere else; the prefix of the line is valid UTF-8.
+        col = len(data[line_start: exc.start].decode("utf-8")) + 1
+        line_end = data.find(b"\n", exc.start)
+        shown = data[line_start: line_end if line_end >= 0 else len(data)]
         raise ParseError(f"the file is not valid UTF-8 (byte 0x{data[exc.start]:02x})",
-                         Span(path, line, col, line, col + 1)) from None
+                         Span(path, line, col, line, col + 1),
+                         source_line=shown.decode("utf-8", errors="replace")) from None
 
 
 def parse_module(text: str, path: str = "<input>") -> T.Module:
@@ -329,11 +346,27 @@ def parse_module(text: str, path: str = "<input>") -> T.Module:
     if not any(ln.strip() for ln in lines):
         raise ParseError("the file is empty: expected `import`, `def`, `theorem` or `/-! … -/`",
                          Span(path, 1, 1, 1, 1), source_line="")
+    for k, ln in enumerate(lines, start=1):
+        if len(ln) > MAX_LINE_CHARS:
+            raise ParseError(f"line {k} is too long ({len(ln)} characters; the limit is "
+                             f"{MAX_LINE_CHARS}): break it into several lines",
+                             Span(path, k, MAX_LINE_CHARS + 1, k, MAX_LINE_CHARS + 2),
+                             source_line=ln, theorem=_decl_at(text, _offset(lines, k)))
     try:
         tree = _parser().parse(text)
     except UnexpectedInput as exc:
         raise _convert(exc, text, path) from None
-    return _Builder(path).transform(tree)
+    _check_nesting(tree, text, path)
+    try:
+        return _Builder(path).transform(tree)
+    except VisitError as exc:  # a ParseError raised inside a rule (e.g. a bad attribute)
+        err = exc.orig_exc
+        if isinstance(err, ParseError):
+            # The declaration whose header holds the error (an attribute precedes its name).
+            end_of_line = _span_offset(lines, err.span) + len(lines[err.span.line - 1]) \
+                if err.span is not None else 0
+            raise err.with_context(theorem=_decl_at(text, end_of_line)) from None
+        raise
 
 
 def parse_expr(text: str, path: str = "<input>") -> T.Term:
@@ -344,34 +377,152 @@ def parse_expr(text: str, path: str = "<input>") -> T.Term:
     return d.body
 
 
+def _check_nesting(tree: Tree, text: str, path: str) -> None:
+    """Reject nesting deeper than MAX_NESTING, walking the tree without recursion."""
+    stack: list[tuple[Tree, int]] = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_NESTING:
+            meta = node.meta
+            line = getattr(meta, "line", 1)
+            col = getattr(meta, "column", 1)
+            lines = text.splitlines()
+            raise ParseError(f"the expression is nested too deeply (more than {MAX_NESTING} "
+                             "levels): name a part of it with a `def`",
+                             Span(path, line, col, line, col + 1),
+                             source_line=lines[line - 1] if 1 <= line <= len(lines) else "",
+                             theorem=_decl_at(text, _offset(lines, line) + col - 1))
+        stack.extend((c, depth + 1) for c in node.children if isinstance(c, Tree))
+
+
+def _offset(lines: list[str], line: int) -> int:
+    """Character offset of the start of a 1-based line (newlines counted as one character)."""
+    return sum(len(ln) + 1 for ln in lines[: line - 1])
+
+
+def _span_offset(lines: list[str], span: Span | None) -> int:
+    """Offset of the start of the span's line (0 without a span)."""
+    return 0 if span is None else _offset(lines, span.line)
+
+
+def _decl_at(text: str, pos: int) -> str | None:
+    """The name of the last `theorem`/`def`/`opaque` that starts before ``pos``, if any."""
+    name = None
+    for m in _DECL_NAME.finditer(text, 0, pos):
+        name = m.group(1)
+    return name
+
+
+def _unclosed_bracket(text: str) -> tuple[str, int] | None:
+    """The innermost bracket left open at the end of ``text`` (comments skipped), and its offset.
+
+    Only used to point a user at the `(` that an end-of-file error is really about.
+    """
+    closing = {")": "(", "]": "[", "}": "{"}
+    stack: list[tuple[str, int]] = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("--", i):
+            nl = text.find("\n", i)
+            i = n if nl < 0 else nl
+            continue
+        if text.startswith("/-", i):
+            end = text.find("-/", i + 2)
+            i = n if end < 0 else end + 2
+            continue
+        if c in "([{":
+            stack.append((c, i))
+        elif c in closing and stack and stack[-1][0] == closing[c]:
+            stack.pop()
+        i += 1
+    return stack[-1] if stack else None
+
+
+def _line_col(text: str, pos: int) -> tuple[int, int]:
+    line = text.count("\n", 0, pos) + 1
+    return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
+
+
+def _end_of_previous_token(text: str, pos: int) -> int:
+    """Offset just after the last non-blank character before ``pos``."""
+    k = pos
+    while k > 0 and text[k - 1].isspace():
+        k -= 1
+    return k
+
+
+_AFTER_BINDERS = "expected another binder `(x : T)` or `:` followed by the statement or type"
+_DECL_KEYWORDS = {"theorem", "lemma", "def", "opaque", "import", "variable", "@["}
+
+
+def _comment_message(text: str, pos: int) -> str:
+    if text.startswith("/--", pos):
+        return "unterminated docstring: `/--` without a closing `-/`"
+    if text.startswith("/-!", pos):
+        return "unterminated file docstring: `/-!` without a closing `-/`"
+    return "unterminated comment: `/-` without a closing `-/`"
+
+
 def _convert(exc: UnexpectedInput, text: str, path: str) -> ParseError:
     lines = text.splitlines()
     line = getattr(exc, "line", 1) or 1
     col = getattr(exc, "column", 1) or 1
+    pos = getattr(exc, "pos_in_stream", None)
+    if pos is None and isinstance(exc, UnexpectedToken):
+        pos = exc.token.start_pos
+    if pos is None or pos < 0:
+        pos = _offset(lines, line) + col - 1
     if isinstance(exc, UnexpectedEOF) or (isinstance(exc, UnexpectedToken)
                                           and exc.token.type == "$END"):
         line = max(len(lines), 1)
         col = len(lines[-1]) + 1 if lines else 1
+        pos = len(text)
         expected = _describe_expected(set(exc.expected))
         msg = f"unexpected end of file; expected {expected}"
-        if text.count("(") > text.count(")"):
-            msg += " (an opening `(` is never closed)"
+        if {"COLON", "LPAR"} <= set(exc.expected):
+            msg = "unexpected end of file; " + _AFTER_BINDERS
+        open_br = _unclosed_bracket(text)
+        if open_br is not None:
+            bl, bc = _line_col(text, open_br[1])
+            msg += f" (the `{open_br[0]}` at {bl}:{bc} is never closed)"
     elif isinstance(exc, UnexpectedCharacters):
         ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else ""
         if text.startswith("/-", exc.pos_in_stream):
-            msg = "unterminated comment: `/-` without a closing `-/`"
+            msg = _comment_message(text, exc.pos_in_stream)
         else:
             allowed = _describe_expected(set(exc.allowed or ()))
             msg = f"unexpected character {ch!r}" + (f"; expected {allowed}" if allowed else "")
     elif isinstance(exc, UnexpectedToken):
         tok = exc.token
-        expected = _describe_expected(set(exc.expected))
+        expected_names = set(exc.expected)
+        expected = _describe_expected(expected_names)
         found = f"`{tok}`" if tok.type != "NAME" else f"name `{tok}`"
         msg = f"unexpected {found}; expected {expected}"
+        src_line = lines[line - 1] if 1 <= line <= len(lines) else ""
+        if {"COLON", "LPAR"} <= expected_names and tok.type in ("NAME", "NUMBER", "RELOP"):
+            msg = f"unexpected {found}; {_AFTER_BINDERS}"
+        if str(tok) == "/" and text.startswith("/-", pos):
+            msg = _comment_message(text, pos)
+        elif str(tok) == "=" and pos > 0 and text[pos - 1] == ":":
+            # `theorem t (x : ℝ) := …`: the lexer split `:=` because no statement was written.
+            col -= 1
+            pos -= 1
+            msg = ("missing `: statement` (or `: type`) before `:=`: write "
+                   "`theorem name binders : statement := by …`")
+        elif str(tok) in _DECL_KEYWORDS and expected == "`:=`":
+            # `def f … : T` with no body, followed by the next declaration.
+            pos = _end_of_previous_token(text, pos)
+            line, col = _line_col(text, pos)
+            msg = f"expected `:=` and a body before the next declaration (found {found})"
+        elif str(tok) == "." and src_line.lstrip().startswith("import"):
+            msg = ("an import is a dotted path inside the lemma root (`import kit.defs`); "
+                   "`..` and other relative paths are not allowed")
     else:  # pragma: no cover - lark has no other kinds today
         msg = str(exc).splitlines()[0]
     src = lines[line - 1] if 1 <= line <= len(lines) else ""
-    return ParseError(msg, Span(path, line, col, line, col + 1), source_line=src)
+    return ParseError(msg, Span(path, line, col, line, col + 1), source_line=src,
+                      theorem=_decl_at(text, pos))
 
 
 def is_tree(x) -> bool:  # small helper for tests

@@ -361,9 +361,9 @@ class Elaborator:
             if not same_size(aty.size, bty.size, ctx):
                 raise _err(f"size mismatch in `{op}`: {aty} vs {bty}", t, ctx)
             return T.BinOp(op, a, b, span=t.span), aty
-        for side, ty, tt in (("left", aty, t.lhs), ("right", bty, t.rhs)):
+        for side, ty, tt, other in (("left", aty, t.lhs, bty), ("right", bty, t.rhs, aty)):
             if isinstance(ty, FinT) and not isinstance(expected, (NatT, FinT)) and (
-                    want_real or op in ("-", "/")):
+                    want_real or op in ("-", "/") or isinstance(other, RealT)):
                 raise _err("an index (Fin) cannot be used as a real number", tt, ctx)
             if not isinstance(ty, (RealT, NatT, FinT)):
                 raise _err(f"the {side} side of `{op}` has type {ty}; expected a number", tt, ctx)
@@ -471,8 +471,10 @@ class Elaborator:
             doms = [FinT(s) for s in split_size(expected.size, len(t.binders))]
         bs = self.bind(t.binders, t.body, inner, doms)
         btys = [inner.locals[b.name] for b in bs]
+        # The body is elaborated once: elaborating it again for the family case made nested
+        # `fun`s cost 2^depth.
+        body, bty = self.elab(t.body, inner, None)
         if all(isinstance(bt, FinT) for bt in btys):
-            body, bty = self.elab(t.body, inner, None)
             if isinstance(bty, NatT) and not _mentions_fin(body, inner):
                 bty = RealT()
             if isinstance(bty, RealT):
@@ -480,7 +482,6 @@ class Elaborator:
                 return T.Lam(bs, body, span=t.span), VecT(size)
             if isinstance(bty, FinT) or isinstance(bty, NatT):
                 raise _err("a `fun` over indices must produce real numbers", t.body, ctx)
-        body, bty = self.elab(t.body, inner, None)
         if isinstance(bty, NatT):
             bty = RealT()
         ty: Ty = bty
@@ -529,15 +530,25 @@ class Elaborator:
         assert flat is not None
         return T.App(base, (flat,), span=t.span), RealT()
 
-    def index(self, ix: T.Term, bound: T.Term, ctx: Ctx) -> T.Term:
-        """Elaborate an index expression and check that it is below ``bound``."""
+    def index(self, ix: T.Term, bound: T.Term, ctx: Ctx, applied: T.Term | None = None
+              ) -> T.Term:
+        """Elaborate an index expression and check that it is below ``bound``.
+
+        ``applied`` is the vector being read by application (`v i`), when there is one: a
+        non-index argument there is most often one argument too many, and the message says so.
+        """
         e, ty = self.elab(ix, ctx, NatT())
         if not is_nat(ty):
+            if applied is not None:
+                raise _err(f"too many arguments: `{pretty(applied)}` is a vector (Vec "
+                           f"{_paren(bound)}), so a further argument reads an index, but "
+                           f"`{pretty(ix)}` has type {ty}", ix, ctx)
             raise _err(f"an index must be a natural number; this has type {ty}", ix, ctx)
         if isinstance(ty, FinT) and same_size(ty.size, bound, ctx):
             return e
         try:
-            ok = arith.index_in_range(e, bound, ctx.fin_bounds(), ctx.subst)
+            ok = arith.index_in_range(e, bound, ctx.fin_bounds(), ctx.subst,
+                                      frozenset(nonzero_names(ctx.facts)))
         except arith.NotASize:
             raise _err(f"`{pretty(ix)}` is not an index expression (indices are built from "
                        "Fin variables, sizes, numerals, + and *)", ix, ctx) from None
@@ -565,7 +576,7 @@ class Elaborator:
             if isinstance(a, T.NamedArg):
                 raise _err("named arguments are for definitions and ops", a, ctx)
             if isinstance(cty, VecT):
-                ix = self.index(a, cty.size, ctx)
+                ix = self.index(a, cty.size, ctx, applied=_written_prefix(whole, a))
                 cur, cty = _app(cur, ix, whole), RealT()
             elif isinstance(cty, FunT):
                 if isinstance(cty.dom, FinT):
@@ -758,6 +769,15 @@ def _monomial_coeff(t: T.Term) -> Fraction:
     return Fraction(1)
 
 
+def _written_prefix(whole: T.Term, arg: T.Term) -> T.Term:
+    """The application as the user wrote it, up to (not including) the argument ``arg``."""
+    if isinstance(whole, T.App):
+        for k, x in enumerate(whole.args):
+            if x is arg:
+                return whole.fn if k == 0 else T.App(whole.fn, whole.args[:k])
+    return whole
+
+
 def _app(f: T.Term, a: T.Term, whole: T.Term) -> T.Term:
     if isinstance(f, T.App):
         return T.App(f.fn, f.args + (a,), span=whole.span)
@@ -852,6 +872,8 @@ def match_type(pat: T.Term, ty: Ty, holes: set[str], ctx: Ctx) -> dict[str, T.Te
 
 
 def _mismatch(t: T.Term, want: Ty, got: Ty, ctx: Ctx, what: str = "this term"):
+    if isinstance(want, RealT) and isinstance(got, FinT):
+        return _err(f"an index ({got}) cannot be used as a real number ({what})", t, ctx)
     if isinstance(want, VecT) and isinstance(got, VecT):
         msg = (f"size mismatch in {what}: expected {want}, got {got} "
                f"({pretty(want.size)} ≠ {pretty(got.size)} as polynomials)")

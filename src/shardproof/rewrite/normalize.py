@@ -25,6 +25,14 @@ class EngineGap(Exception):
     """Something the normaliser cannot do (reported as `unknown`, never guessed)."""
 
 
+class CaseSplit(EngineGap):
+    """An index comparison depends on a variable with a small constant range: split on it."""
+
+    def __init__(self, var: str, bound: int, what: str) -> None:
+        super().__init__(what)
+        self.var, self.bound = var, bound
+
+
 # --------------------------------------------------------------------------- values
 
 class TVal:
@@ -275,6 +283,11 @@ class Normaliser:
             if self.is_nat_term(t.lhs, env) and self.is_nat_term(t.rhs, env):
                 d = self.nat(t.lhs, env) - self.nat(t.rhs, env)
                 if not d.is_const():
+                    for v in sorted(d.vars()):
+                        bd = self.ctx.bounds.get(v)
+                        if bd is not None and bd.is_const() and 0 < bd.const_value() <= 16:
+                            raise CaseSplit(v, bd.const_value(),
+                                            f"an index comparison that is not constant: {d}")
                     raise EngineGap(f"an index comparison that is not constant: {d}")
                 v = d.const_value()
                 res = {"=": v == 0, "≠": v != 0, "<": v < 0, "≤": v <= 0, ">": v > 0,

@@ -70,6 +70,10 @@ RULES: tuple[Rule, ...] = (
     Rule("sum_canonical_names", "procedure",
          "binders are named #h.k (h = nesting height, k = position by signature); renaming bound "
          "variables does not change a sum", "", "nf.canonical_sum"),
+    Rule("case_split_index", "rule",
+         "P(i) for all i < k (k a small numeral) follows from P(0), …, P(k − 1)",
+         "the split variable is a free index leaf with a constant range ≤ 16",
+         "prove.Prover.compare_at"),
     Rule("size_fact", "procedure",
          "a ≠ 0 for a monomial of sizes each known nonzero; a ≤ b when b − a has nonnegative "
          "coefficients once every nonzero size n is written 1 + t", "nonzero sizes come from "

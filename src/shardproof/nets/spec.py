@@ -1,0 +1,214 @@
+"""The network description language: layers, block templates, block instances, networks.
+
+A network is described ONCE, here, as data; :mod:`shardproof.nets.render` turns the description
+into `.lemma` text (the single-device forward, the replica sync-BN forward, the backward chains,
+the ties and their proofs) and :mod:`shardproof.parity` runs the same description numerically.
+
+Three levels:
+
+* a **layer** acts on one activation: a conv (three kinds), a depthwise conv (three kinds), a
+  BatchNorm site, a pointwise activation, squeeze-excite, the 3×3/s2 max pool, global average
+  pooling, a dense layer, and the two relabels `[N, c] ↔ [N, c, 1, 1]` of MobileNetV4's head;
+* a **template** is a block at VARIABLE shapes: its sizes are binder names (`c`, `h`, `w`, `k`,
+  …), its layers are a main path, an optional skip path (identity or a projection) joined by a
+  residual add, and layers after the add.  Every template is rendered once into definitions and
+  lemmas stated for all sizes;
+* a **block** is a template at concrete sizes (channel widths, kernel, spatial size) with a
+  parameter prefix; a **network** is its list of blocks, input channels and resolution.
+
+Spatial sizes inside a template are *levels*: level `L` is the extent `2^L · h` (`h` and `w` are
+the block's OUTPUT extents); a stride-2 layer goes from level `L` to `L − 1`.  After global
+average pooling the activation is flat (`Vec (N * c)`); MobileNetV4's head relabels it to the
+1 × 1 image `Vec (N * (c * 1 * 1))` and back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+# --------------------------------------------------------------------------- layers
+
+CONV_KINDS = ("conv", "strided", "xla")          # stride 1; stride 2 symmetric; stride 2 XLA-SAME
+ACTS = ("relu", "relu6", "swish")
+
+
+@dataclass(frozen=True)
+class Conv:
+    """A conv `cin → cout` with a square `k × k` kernel; bias is the shared zero."""
+
+    kind: str      # "conv" | "strided" | "xla"
+    k: str         # kernel-size binder (or a numeral)
+    cout: str      # output-channel binder
+    W: str         # parameter name
+
+    def __post_init__(self) -> None:
+        assert self.kind in CONV_KINDS, self.kind
+
+
+@dataclass(frozen=True)
+class DW:
+    """A depthwise conv with a square `k × k` kernel; bias is the shared zero."""
+
+    kind: str
+    k: str
+    W: str
+
+    def __post_init__(self) -> None:
+        assert self.kind in CONV_KINDS, self.kind
+
+
+@dataclass(frozen=True)
+class BN:
+    """A BatchNorm site: batch statistics on one device, `syncStats` across replicas."""
+
+    g: str
+    bt: str
+
+
+@dataclass(frozen=True)
+class Act:
+    fn: str
+
+    def __post_init__(self) -> None:
+        assert self.fn in ACTS, self.fn
+
+
+@dataclass(frozen=True)
+class SE:
+    """Squeeze-excite with reduced width `q`: GAP → dense → swish → dense → sigmoid → gate."""
+
+    q: str
+    Wa: str
+    ba: str
+    Wb: str
+    bb: str
+
+
+@dataclass(frozen=True)
+class MaxPool:
+    """3×3 / stride-2 max pool."""
+
+
+@dataclass(frozen=True)
+class GAP:
+    """Global average pool `[c, h, w] → [c]`."""
+
+
+@dataclass(frozen=True)
+class ToPixel:
+    """Relabel `[N, c] → [N, c, 1, 1]` (castIdx)."""
+
+
+@dataclass(frozen=True)
+class FromPixel:
+    """Relabel `[N, c, 1, 1] → [N, c]` (castIdx)."""
+
+
+@dataclass(frozen=True)
+class Dense:
+    cout: str
+    W: str
+    b: str
+
+
+Layer = Union[Conv, DW, BN, Act, SE, MaxPool, GAP, ToPixel, FromPixel, Dense]
+
+
+def layer_params(layer: Layer) -> list[str]:
+    """The parameter names of a layer, in the render's order."""
+    if isinstance(layer, (Conv, DW)):
+        return [layer.W]
+    if isinstance(layer, BN):
+        return [layer.g, layer.bt]
+    if isinstance(layer, SE):
+        return [layer.Wa, layer.ba, layer.Wb, layer.bb]
+    if isinstance(layer, Dense):
+        return [layer.W, layer.b]
+    return []
+
+
+# --------------------------------------------------------------------------- templates
+
+@dataclass(frozen=True)
+class Template:
+    """A block at variable shapes.
+
+    ``sizes`` are the size binders besides the batch (channel widths, kernels, the OUTPUT spatial
+    extents ``h`` and ``w`` when the block has a spatial output).  ``level_in`` is the input's
+    spatial level.  ``skip`` is ``None`` (no residual), ``()`` (identity) or a projection path;
+    the replica graph adds ``merge(body, skip)`` (the render's order) and the single-device
+    forward ``merge(skip, body)`` when ``global_skip_first`` (ResNet's ``residualProj``).
+    """
+
+    name: str
+    doc: str
+    sizes: tuple[str, ...]
+    cin: str
+    level_in: int
+    body: tuple[Layer, ...]
+    skip: tuple[Layer, ...] | None = None
+    merge: str = "addVB"
+    global_skip_first: bool = False
+    post: tuple[Layer, ...] = ()
+
+    def layers(self) -> list[Layer]:
+        out = list(self.body)
+        if self.skip:
+            out += list(self.skip)
+        return out + list(self.post)
+
+    def params(self) -> list[str]:
+        out: list[str] = []
+        for layer in self.layers():
+            out += layer_params(layer)
+        return out
+
+    def bn_count(self) -> int:
+        return sum(isinstance(l, BN) for l in self.layers())
+
+
+# --------------------------------------------------------------------------- blocks and nets
+
+@dataclass(frozen=True)
+class Block:
+    """A template instance: concrete values for its channel and kernel binders, a prefix."""
+
+    template: Template
+    prefix: str
+    sizes: dict = field(default_factory=dict, hash=False, compare=False)
+
+    def size(self, name: str) -> int:
+        return int(self.sizes[name])
+
+
+@dataclass
+class Net:
+    """A network: its blocks in forward order, input channels and the input resolution."""
+
+    key: str                 # module key, e.g. "resnet34"
+    title: str
+    short: str               # prefix of generated names, e.g. "r34"
+    fwd_name: str            # single-device forward (Lean name)
+    sync_name: str           # replica forward graph (Lean name)
+    t2_name: str             # forward-tie theorem (Lean name)
+    tied_name: str           # step-tie predicate
+    t3_name: str             # step-tie capstone
+    cin: int
+    resolution: int          # input height = width (224)
+    base: int                # smallest spatial extent (7): sizes are written 2·(2·(…base))
+    blocks: list[Block]
+    census: int              # the repo's parameter count (nets.md)
+    bn_sites: int            # the repo's BN-site count (nets.md)
+    notes: list[str] = field(default_factory=list)
+
+    def params(self) -> list[tuple[str, Block, str]]:
+        """(accessor name, block, template parameter) for every parameter, in forward order."""
+        out = []
+        for b in self.blocks:
+            for p in b.template.params():
+                out.append((f"{self.short}_{b.prefix}_{p}", b, p))
+        return out
+
+    def bn_count(self) -> int:
+        return sum(b.template.bn_count() for b in self.blocks)
