@@ -47,7 +47,10 @@ class IPoly:
 
     @staticmethod
     def var(name: str) -> "IPoly":
-        return IPoly({((name, 1),): 1})
+        p = _VARS.get(name)
+        if p is None:
+            p = _VARS[name] = IPoly({((name, 1),): 1})
+        return p
 
     # ---- protocol
     def __eq__(self, other: object) -> bool:
@@ -181,6 +184,7 @@ class IPoly:
         return max((dict(m).get(v, 0) for m, _ in self.terms), default=0)
 
 
+_VARS: dict[str, IPoly] = {}
 ZERO = IPoly()
 ONE = IPoly({(): 1})
 

@@ -160,9 +160,18 @@ class Normaliser:
         self.ctx = ctx
         self.size_subst = dict(size_subst)
         self.unfolded: set[str] = set()
+        self._closed_nat: dict[T.Term, IPoly] = {}
 
     # ---- index arithmetic
     def nat(self, t: T.Term, env: dict[str, Any]) -> IPoly:
+        if not env:
+            hit = self._closed_nat.get(t)
+            if hit is None:
+                hit = self._closed_nat[t] = self._nat(t, env)
+            return hit
+        return self._nat(t, env)
+
+    def _nat(self, t: T.Term, env: dict[str, Any]) -> IPoly:
         if isinstance(t, T.Num):
             return IPoly.const(int(t.value))
         if isinstance(t, T.Var):
