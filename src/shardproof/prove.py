@@ -52,11 +52,13 @@ def theorem_env(g: GlobalDecl, nz: Normaliser) -> dict[str, Any]:
     """Values for a theorem's binders; hypotheses `∀ r, e r = RHS` define the family `e`."""
     env: dict[str, Any] = {}
     hyp_defs: dict[str, tuple[list[T.Binder], T.Term, str]] = {}
+    types = dict(g.binders)
     for hname, h in g.hyps:
         oriented = _orient(h)
         if oriented is not None:
             var, binders, rhs = oriented
-            if var not in T.free_names(rhs) and var not in hyp_defs:
+            if var not in T.free_names(rhs) and var not in hyp_defs and \
+                    _covers(binders, types.get(var), g):
                 hyp_defs[var] = (binders, rhs, hname)
     for name, ty in g.binders:
         if isinstance(ty, NatT):
@@ -141,6 +143,24 @@ def var_function(name: str, ty: Any, fam: tuple[IPoly, ...], nz: Normaliser,
     raise EngineGap(f"a variable `{name}` of type {ty}")
 
 
+def _covers(binders: list[T.Binder], ty: Any, g: GlobalDecl) -> bool:
+    """A hypothesis `∀ (r : Fin S), e r = …` defines `e : Fin R → …` only when S = R."""
+    from . import arith
+    for b in binders:
+        if not isinstance(ty, FunT) or not isinstance(ty.dom, FinT):
+            return False
+        bty = b.ty
+        if not (isinstance(bty, T.App) and bty.fn == T.Var("Fin")):
+            return False
+        try:
+            if not arith.sizes_equal(bty.args[0], ty.dom.size, g.size_subst):
+                return False
+        except arith.NotASize:
+            return False
+        ty = ty.cod
+    return not binders or True
+
+
 def _orient(h: T.Term) -> tuple[str, list[T.Binder], T.Term] | None:
     binders: list[T.Binder] = []
     body = h
@@ -215,7 +235,8 @@ class Prover:
                         env2[b.name] = free_index(f"{b.name}'{self.counter}", b.ty.args[0],
                                                   self.nz, env2)
                     else:
-                        env2[b.name] = IPoly.var(b.name)
+                        self.counter += 1  # a fresh size: never the outer one of that name
+                        env2[b.name] = IPoly.var(f"{b.name}'{self.counter}")
                 elif k == "real":
                     self.counter += 1
                     env2[b.name] = Poly.atom(Scalar(f"{b.name}'{self.counter}"))

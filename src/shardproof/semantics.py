@@ -926,8 +926,12 @@ def _definition(prop: T.Term, types: dict[str, Ty]) -> tuple[str, tuple, T.Term]
                 target = lhs.fn.name
                 ty = types.get(target)
                 depth_ok = ty is not None
-                for _ in names:
+                for b in binders:
                     if isinstance(ty, FunT) and isinstance(ty.dom, FinT):
+                        # the hypothesis defines the family only if it covers its whole domain
+                        if not _same_fin(b.ty, ty.dom.size):
+                            depth_ok = False
+                            break
                         ty = ty.cod
                     elif isinstance(ty, VecT) and len(names) == 1:
                         ty = RealT()
@@ -941,6 +945,15 @@ def _definition(prop: T.Term, types: dict[str, Ty]) -> tuple[str, tuple, T.Term]
         if target is not None and target not in T.free_names(rhs, frozenset(names)):
             return target, binders, rhs
     return None
+
+
+def _same_fin(bty: T.Term | None, size: T.Term) -> bool:
+    if not (isinstance(bty, T.App) and bty.fn == T.Var("Fin")):
+        return False
+    try:
+        return arith.sizes_equal(bty.args[0], size)
+    except arith.NotASize:
+        return False
 
 
 def _positivity(prop: T.Term, types: dict[str, Ty]) -> tuple[str, str] | None:

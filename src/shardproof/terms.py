@@ -112,11 +112,16 @@ class Binder(Term):
 
 @dataclass(frozen=True, slots=True)
 class Lam(Term):
-    """`fun (i : Fin a) (j : Fin b) => body`: a vector of size `a * b` (or a family over `Fin R`)."""
+    """`fun (i : Fin a) (j : Fin b) => body`: a vector of size `a * b` (or a family over `Fin R`).
+
+    ``vec`` is set by the type checker: True when the `fun` denotes a vector (read at ONE flat
+    index), False when it is a function (a family or a map, applied argument by argument).
+    """
 
     binders: tuple[Binder, ...]
     body: Term
     span: Span | None = field(default=None, compare=False, repr=False)
+    vec: bool | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,6 +276,13 @@ class Module(Term):
     header: str | None
     decls: tuple[Decl, ...]
     span: Span | None = field(default=None, compare=False, repr=False)
+
+
+def rebind(t: "Lam | Sum | Forall", binders: tuple[Binder, ...], body: Term) -> Term:
+    """A binder form with new binders/body, keeping its other attributes (span, ``vec``)."""
+    if isinstance(t, Lam):
+        return Lam(binders, body, span=t.span, vec=t.vec)
+    return type(t)(binders, body, span=t.span)
 
 
 def free_names(t: Term, bound: frozenset[str] = frozenset()) -> set[str]:

@@ -196,7 +196,7 @@ def subst_term(t: T.Term, m: dict[str, T.Term]) -> T.Term:
             ty = subst_term(b.ty, inner) if b.ty is not None else None
             inner.pop(b.name, None)
             bs.append(T.Binder(b.name, ty, b.implicit, span=b.span))
-        return type(t)(tuple(bs), subst_term(t.body, inner), span=t.span)
+        return T.rebind(t, tuple(bs), subst_term(t.body, inner))
     if isinstance(t, T.App):
         return T.App(subst_term(t.fn, m), tuple(subst_term(a, m) for a in t.args), span=t.span)
     if isinstance(t, T.Index):
@@ -479,7 +479,7 @@ class Elaborator:
                 bty = RealT()
             if isinstance(bty, RealT):
                 size = _product([bt.size for bt in btys])  # type: ignore[attr-defined]
-                return T.Lam(bs, body, span=t.span), VecT(size)
+                return T.Lam(bs, body, span=t.span, vec=True), VecT(size)
             if isinstance(bty, FinT) or isinstance(bty, NatT):
                 raise _err("a `fun` over indices must produce real numbers", t.body, ctx)
         if isinstance(bty, NatT):
@@ -487,7 +487,7 @@ class Elaborator:
         ty: Ty = bty
         for bt in reversed(btys):
             ty = FunT(bt, ty)
-        return T.Lam(bs, body, span=t.span), ty
+        return T.Lam(bs, body, span=t.span, vec=False), ty
 
     def _e_Sum(self, t: T.Sum, ctx: Ctx, expected):
         inner = ctx.child()

@@ -36,20 +36,31 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import numpy as np
 
 from .ipoly import IPoly
-from .nf import (Acc, Atom, EqZ, Fn, InvP, Jac, LamNF, Op, Pos, Poly, Rec, Scalar, Size, SumA)
+from .nf import Acc, Atom, EqZ, Fn, InvP, Jac, LamNF, Op, Poly, Pos, Rec, Scalar, Size, SumA
 
 Number = Any  # Fraction | float | int
 
-__all__ = ["NFEnv", "NFEvalError", "NFEvaluator", "eval_poly", "eval_ipoly", "bind_index",
-           "env_from_assignment", "to_number", "FreeIndex", "SideNF",
-           "statement_normal_forms"]
+__all__ = [
+    "FreeIndex",
+    "NFEnv",
+    "NFEvalError",
+    "NFEvaluator",
+    "SideNF",
+    "bind_index",
+    "env_from_assignment",
+    "eval_ipoly",
+    "eval_poly",
+    "statement_normal_forms",
+    "to_number",
+]
 
 
 class NFEvalError(Exception):
@@ -468,19 +479,35 @@ class SideNF:
     indices: list[FreeIndex]
     replica: FreeIndex | None = None
     output: FreeIndex | None = None
+    fixed: dict[str, int] = field(default_factory=dict)
+
+    def bind(self, env: NFEnv, positions: dict[str, int]) -> bool:
+        """Bind the free indices in ``env``: ``positions`` by source name, ``"@out"`` for the
+        output index, ``"@rep"`` for the replica.  False when the positions fall outside this
+        side's case (a case split fixed a leaf of the output index to another value)."""
+        for fi in self.indices:
+            if fi.source is not None:
+                key = fi.source
+            else:
+                key = "@out" if fi is self.output else "@rep"
+            bind_index(env, fi.name, fi.leaves, positions[key])
+        return all(env.indices.get(v) == k for v, k in self.fixed.items())
 
 
 def statement_normal_forms(g: Any, genv: Any, fuel: int = 200_000) -> tuple[list[SideNF], Any]:
     """Normalise every equation of theorem ``g`` the way ``prove.Prover`` does (``by norm``).
 
-    Returns the sides and the :class:`~.nf.NFContext` (rules used, bounds).  Raises
+    Returns the sides and the :class:`~.nf.NFContext` (rules used, bounds).  Where the prover
+    splits cases on a small leaf of the output index (rule `case_split_index`), there is one
+    :class:`SideNF` per case, with the leaf's value in ``fixed``.  Raises
     ``NotImplementedError`` for statements outside equations of reals, vectors and replica
-    families under `∧` and `∀ (i : Fin n)`.
+    families under `∧` and `∀ (i : Fin n)`, and the engine's own exceptions (``EngineGap``)
+    where the normaliser gives up.
     """
     from .. import terms as T
     from ..prove import Prover, free_index, theorem_env
     from ..types import FinT, FunT, RealT, VecT
-    from .normalize import size_leaves
+    from .normalize import CaseSplit, size_leaves
 
     pr = Prover(g, genv, fuel)
     nz = pr.nz
@@ -491,6 +518,21 @@ def statement_normal_forms(g: Any, genv: Any, fuel: int = 200_000) -> tuple[list
         leaves = [nz.nat(s, env_) for s in size_leaves(size)]
         p = free_index(name, size, nz, env_)
         return p, FreeIndex(name, size, leaves, source)
+
+    def at_both(t: Any, ty: Any, ta: Any, tb: Any, p: IPoly, indices: list[FreeIndex],
+                ri: FreeIndex | None, fi: FreeIndex, fixed: dict[str, int]) -> None:
+        try:
+            a, b = ta.at(p), tb.at(p)
+        except CaseSplit as cs:  # as prove.Prover.compare_at
+            if cs.var not in p.vars() or len(fixed) > 3:
+                raise
+            pr.ctx.use("case_split_index", f"{cs.var} ∈ {{0, …, {cs.bound - 1}}}")
+            for k in range(cs.bound):
+                at_both(t, ty, ta, tb, p.subst({cs.var: IPoly.const(k)}), indices, ri, fi,
+                        {**fixed, cs.var: k})
+            return
+        out.append(SideNF(t.lhs, t.rhs, ty, a, b, indices, replica=ri, output=fi,
+                          fixed=dict(fixed)))
 
     def walk(t: Any, env_: dict, bound: list[FreeIndex]) -> None:
         if isinstance(t, T.And):
@@ -518,9 +560,8 @@ def statement_normal_forms(g: Any, genv: Any, fuel: int = 200_000) -> tuple[list
             if isinstance(ty, VecT):
                 pr.counter += 1
                 p, fi = mk_index(f"@i{pr.counter}", ty.size, env_, None)
-                a = nz.tensor(t.lhs, env_).at(p)
-                b = nz.tensor(t.rhs, env_).at(p)
-                out.append(SideNF(t.lhs, t.rhs, ty, a, b, list(bound) + [fi], output=fi))
+                at_both(t, ty, nz.tensor(t.lhs, env_), nz.tensor(t.rhs, env_), p,
+                        list(bound) + [fi], None, fi, {})
                 return
             if isinstance(ty, FunT) and isinstance(ty.dom, FinT) and \
                     isinstance(ty.cod, (VecT, RealT)):
@@ -534,8 +575,7 @@ def statement_normal_forms(g: Any, genv: Any, fuel: int = 200_000) -> tuple[list
                     return
                 pr.counter += 1
                 p, fi = mk_index(f"@i{pr.counter}", ty.cod.size, env_, None)
-                out.append(SideNF(t.lhs, t.rhs, ty, va.at(p), vb.at(p),
-                                  list(bound) + [ri, fi], replica=ri, output=fi))
+                at_both(t, ty, va, vb, p, list(bound) + [ri, fi], ri, fi, {})
                 return
         raise NotImplementedError(f"statement part {type(t).__name__} "
                                   f"{getattr(t, 'op', '')}")

@@ -396,7 +396,12 @@ class Normaliser:
         if isinstance(head, T.Var) and self.lookup(head.name, env) is None and \
                 self.genv.get(head.name) is not None:
             return self.apply_global_value(head.name, list(t.args), env, want)
-        f = self.value(head, env, None)
+        if isinstance(head, T.Lam) and head.vec:
+            f: Any = self.tensor(head, env)
+        elif isinstance(head, (T.BinOp, T.Neg, T.Sum, T.Ite, T.VecLit)):
+            f = self.tensor(head, env)
+        else:
+            f = self.value(head, env, None)
         return self.apply_value(f, list(t.args), env)
 
     def value(self, t: T.Term, env: dict[str, Any], ty: T.Term | None) -> Any:
@@ -443,7 +448,9 @@ class Normaliser:
     def any_value(self, t: T.Term, env: dict[str, Any]) -> Any:
         """A value whose kind is not declared (the body of a family `fun r => …`)."""
         if isinstance(t, T.Lam):
-            if all(kind_of(b.ty) == "nat" for b in t.binders) and self._real_body(t.body, env):
+            if t.vec is True or (t.vec is None and all(kind_of(b.ty) == "nat"
+                                                       for b in t.binders)
+                                 and self._real_body(t.body, env)):
                 return self.tensor(t, env)
             return self.lam_fun(t, env)
         if isinstance(t, T.App) and isinstance(t.fn, T.Var) and self.lookup(t.fn.name, env) \

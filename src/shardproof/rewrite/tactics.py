@@ -15,6 +15,7 @@ the kernel can replay it by matching and substitution alone.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Callable
 
 from .. import arith
@@ -92,7 +93,7 @@ def subst_capture_free(t: T.Term, m: dict[str, T.Term]) -> T.Term:
                 inner[b.name] = T.Var(new)
                 name = new
             bs.append(T.Binder(name, ty, b.implicit, span=b.span))
-        return type(t)(tuple(bs), subst_capture_free(t.body, inner), span=t.span)
+        return T.rebind(t, tuple(bs), subst_capture_free(t.body, inner))
     if isinstance(t, T.Var):
         return m.get(t.name, t)
     if isinstance(t, T.App):
@@ -119,19 +120,22 @@ def beta(t: T.Term) -> T.Term:
     if isinstance(t, T.App):
         fn = beta(t.fn)
         args = tuple(beta(a) for a in t.args)
-        while isinstance(fn, T.Lam) and args:
+        while isinstance(fn, T.Lam) and args and (fn.vec is False or len(fn.binders) == 1
+                                                  or len(args) >= len(fn.binders)):
+            if fn.vec is True and len(fn.binders) > 1:
+                break  # a vector `fun` is read at one flat index: not a curried function
             k = min(len(fn.binders), len(args))
             m = {b.name: a for b, a in zip(fn.binders[:k], args[:k])}
             rest_binders = fn.binders[k:]
             body = subst_capture_free(fn.body, m) if not rest_binders else \
-                subst_capture_free(T.Lam(rest_binders, fn.body, span=fn.span), m)
+                subst_capture_free(T.Lam(rest_binders, fn.body, span=fn.span, vec=fn.vec), m)
             fn = beta(body)
             args = args[k:]
         if isinstance(fn, T.App) and args:
             return T.App(fn.fn, fn.args + args, span=t.span)
         return T.App(fn, args, span=t.span) if args else fn
     if isinstance(t, (T.Lam, T.Sum, T.Forall)):
-        return type(t)(t.binders, beta(t.body), span=t.span)
+        return T.rebind(t, t.binders, beta(t.body))
     if isinstance(t, T.BinOp):
         return T.BinOp(t.op, beta(t.lhs), beta(t.rhs), span=t.span)
     if isinstance(t, T.Neg):
@@ -205,7 +209,7 @@ def defeq(a: T.Term, b: T.Term, genv: GlobalEnv, fuel: list[int]) -> bool:
 
 def _parts(t: T.Term) -> list | None:
     if isinstance(t, (T.Lam, T.Sum, T.Forall)):
-        return [tuple(b.name for b in t.binders), t.body]
+        return [tuple(b.name for b in t.binders), tuple(b.ty for b in t.binders), t.body]
     if isinstance(t, T.BinOp):
         return [t.op, t.lhs, t.rhs]
     if isinstance(t, T.Neg):
@@ -264,6 +268,17 @@ def match(pat: T.Term, t: T.Term, vars_: set[str], sub: dict[str, T.Term], genv:
     if isinstance(pat, (T.Lam, T.Sum, T.Forall)):
         if len(pat.binders) != len(t.binders):
             return False
+        if isinstance(pat, T.Lam) and pat.vec is not None and t.vec is not None and \
+                pat.vec != t.vec:
+            return False
+        saved0 = dict(sub)
+        for pb, tb in zip(pat.binders, t.binders):
+            if (pb.ty is None) != (tb.ty is None):
+                return False
+            if pb.ty is not None and not match(pb.ty, tb.ty, vars_, sub, genv, size_vars):
+                sub.clear()
+                sub.update(saved0)
+                return False
         ren = {pb.name: T.Var(tb.name) for pb, tb in zip(pat.binders, t.binders)
                if pb.name != tb.name}
         body = subst_capture_free(pat.body, ren) if ren else pat.body
@@ -313,7 +328,7 @@ def replace(t: T.Term, old: T.Term, new: T.Term) -> T.Term:
     if isinstance(t, (T.Lam, T.Sum, T.Forall)):
         if {b.name for b in t.binders} & (T.free_names(new) - T.free_names(old)):
             return t  # the replacement would capture a name: leave this occurrence
-        return type(t)(t.binders, replace(t.body, old, new), span=t.span)
+        return T.rebind(t, t.binders, replace(t.body, old, new))
     if isinstance(t, T.BinOp):
         return T.BinOp(t.op, replace(t.lhs, old, new), replace(t.rhs, old, new), span=t.span)
     if isinstance(t, T.Neg):
@@ -384,9 +399,14 @@ def discharge(h: T.Term, goal: Goal, rule: RwRule, sub: dict[str, T.Term],
                 return f"by hypothesis {hname}"
         from ..types import nonzero_names
         nz = nonzero_names([gh for _, gh in goal.hyps])
-        target = ri if body.op == "<" else li
-        names = T.free_names(target)
-        if body.op in ("<", "≠") and names and names <= nz and _monomial(target):
+        zero = T.Num(Fraction(0))
+        target = None
+        if body.op == "<" and li == zero:
+            target = ri
+        elif body.op == "≠" and ri == zero:
+            target = li
+        names = T.free_names(target) if target is not None else set()
+        if target is not None and names and names <= nz and _monomial(target):
             return "by nonzero sizes of the hypotheses"
     # 4. The normaliser, when allowed.
     if prove_eq is not None and isinstance(body, T.Cmp) and body.op == "=":
@@ -462,7 +482,7 @@ def unfold_defs(t: T.Term, names: set[str], genv: GlobalEnv) -> T.Term:
                          tuple(unfold_defs(a, names, genv) for a in t.args), span=t.span)
         return t
     if isinstance(t, (T.Lam, T.Sum, T.Forall)):
-        return type(t)(t.binders, unfold_defs(t.body, names, genv), span=t.span)
+        return T.rebind(t, t.binders, unfold_defs(t.body, names, genv))
     if isinstance(t, T.BinOp):
         return T.BinOp(t.op, unfold_defs(t.lhs, names, genv), unfold_defs(t.rhs, names, genv),
                        span=t.span)
