@@ -81,9 +81,12 @@ def verdict_html(v: Any) -> str:
 
 def _format_cex(c: Any) -> str:
     if isinstance(c, dict):
+        lines = [str(c["message"])] if c.get("message") else []
         if "python" in c:
-            return str(c["python"])
-        return "\n".join(f"{k} = {val}" for k, val in c.items())
+            lines.append(str(c["python"]))
+        else:
+            lines.extend(f"{k} = {val}" for k, val in c.items() if k != "message")
+        return "\n".join(lines)
     return str(c)
 
 

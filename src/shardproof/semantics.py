@@ -1261,7 +1261,8 @@ class Counterexample:
             return _json_num(v) if v is not None else None
         return {"assignment": self.assignment.to_dict(), "lhs": val(self.lhs_value),
                 "rhs": val(self.rhs_value), "index": self.index, "message": self.message,
-                "binding": dict(self.binding), "witness": self.witness}
+                "binding": dict(self.binding), "witness": self.witness,
+                "python": self.assignment.format()}
 
 
 def _show(v: Any) -> str:
