@@ -4,29 +4,55 @@ Used for (1) deciding size equalities in types, exactly (``(R*N)*(c*h*w) = R*(N*
 (2) the range check of index expressions (``r*N + n < R*N`` when ``r < R``, ``n < N``), and
 (3) exact real numbers for counterexamples (``sqrt``, ``exp`` of rationals).  Only exact
 ``Integer``/``Rational`` values are built here; never ``Float``.
+
+(1) and (2) first run on the engine's canonical integer polynomials (``rewrite.ipoly``), which
+decide polynomial identity exactly and cost microseconds; sympy is the fallback for the range
+check and the tests cross-check both paths.  sympy itself is imported on first use, so a run
+that needs no exact reals never pays its import.
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
 from functools import lru_cache
-
-import sympy
+from typing import Any
 
 from . import terms as T
-
+from .rewrite.ipoly import IPoly, below
 
 class NotASize(Exception):
     """The term is not built from size names, numerals, `+` and `*`."""
 
 
-def to_sympy(t: T.Term, subst: tuple[tuple[str, T.Term], ...] = ()) -> sympy.Expr:
+_SYMPY: Any = None
+
+
+def sp() -> Any:
+    """The sympy module, imported on first use."""
+    global _SYMPY
+    if _SYMPY is None:
+        import sympy as _s
+        _SYMPY = _s
+    return _SYMPY
+
+
+class _LazySympy:
+    """``sympy.X`` without importing sympy until the first such use."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(sp(), name)
+
+
+sympy = _LazySympy()
+
+
+def to_sympy(t: T.Term, subst: tuple[tuple[str, T.Term], ...] = ()) -> "sympy.Expr":
     """A size (or index) term as a sympy polynomial; ``subst`` replaces names first."""
     return _to_sympy(t, subst)
 
 
 @lru_cache(maxsize=65536)
-def _to_sympy(t: T.Term, subst: tuple[tuple[str, T.Term], ...]) -> sympy.Expr:
+def _to_sympy(t: T.Term, subst: tuple[tuple[str, T.Term], ...]) -> "sympy.Expr":
     if isinstance(t, T.Var):
         for name, val in subst:
             if name == t.name:
@@ -43,12 +69,35 @@ def _to_sympy(t: T.Term, subst: tuple[tuple[str, T.Term], ...]) -> sympy.Expr:
 
 
 @lru_cache(maxsize=65536)
+def to_ipoly(t: T.Term, subst: tuple[tuple[str, T.Term], ...] = ()) -> IPoly:
+    """A size (or index) term as a canonical integer polynomial."""
+    if isinstance(t, T.Var):
+        for name, val in subst:
+            if name == t.name:
+                return to_ipoly(val, subst)
+        return IPoly.var(t.name)
+    if isinstance(t, T.Num):
+        if t.value.denominator != 1:
+            raise NotASize(f"{t.value} is not a natural number")
+        return IPoly.const(t.value.numerator)
+    if isinstance(t, T.BinOp) and t.op in ("+", "*"):
+        a, b = to_ipoly(t.lhs, subst), to_ipoly(t.rhs, subst)
+        return a + b if t.op == "+" else a * b
+    raise NotASize(type(t).__name__)
+
+
+@lru_cache(maxsize=65536)
 def sizes_equal(a: T.Term, b: T.Term, subst: tuple[tuple[str, T.Term], ...] = ()) -> bool:
     """Exact equality of two size expressions as polynomials (after ``subst``)."""
-    return sympy.expand(_to_sympy(a, subst) - _to_sympy(b, subst)) == 0
+    return to_ipoly(a, subst) == to_ipoly(b, subst)
 
 
-def _nonneg_coeffs(expr: sympy.Expr, gens: list[sympy.Symbol]) -> bool:
+def sizes_equal_sympy(a: T.Term, b: T.Term, subst: tuple[tuple[str, T.Term], ...] = ()) -> bool:
+    """The same decision by sympy (the tests cross-check the two)."""
+    return sp().expand(_to_sympy(a, subst) - _to_sympy(b, subst)) == 0
+
+
+def _nonneg_coeffs(expr: "sympy.Expr", gens: list) -> bool:
     expr = sympy.expand(expr)
     if expr == 0:
         return True
@@ -68,6 +117,15 @@ def index_in_range(index: T.Term, bound: T.Term, var_bounds: dict[str, T.Term],
     ``bound - 1 - max`` has nonnegative coefficients once every size that bounds a variable is
     written ``1 + t`` (a range that is used is nonempty).
     """
+    try:
+        ip = to_ipoly(index, subst)
+        bounds = {v: to_ipoly(b, subst) for v, b in var_bounds.items()}
+        bp = to_ipoly(bound, subst)
+        pos = set(positive_names)
+        if below(ip, bp, bounds, pos):
+            return True
+    except NotASize:
+        raise
     idx = _to_sympy(index, subst)
     bnd = _to_sympy(bound, subst)
     ivars = {v: sympy.Symbol(v, integer=True, nonnegative=True) for v in var_bounds}

@@ -476,7 +476,7 @@ def _missing_side_conditions(g: GlobalDecl, residual: str | None) -> str | None:
 def decide(g: GlobalDecl, genv: GlobalEnv, checker: "Checker", options: "Options") -> "Verdict":
     from .check import Verdict
 
-    from .semantics import is_negative_statement
+    from .types import is_negative_statement
 
     # `≠` between tensors or reals is a negative result ("not an identity"): proved by an
     # exact witness.  `≠` between sizes is a size fact, decided for all sizes by the engine.

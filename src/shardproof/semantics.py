@@ -33,6 +33,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from . import arith, numeric_ops
+from .types import is_negative_statement
 from . import terms as T
 from .pretty import pretty
 from .types import FinT, FunT, GlobalDecl, GlobalEnv, NatT, RealT, Ty, VecT, nonzero_names
@@ -1482,14 +1483,7 @@ def find_counterexample(g: GlobalDecl, env: GlobalEnv, *, budget_seconds: float 
         return _search(g, env, plan, witness, deadline, seed)
 
 
-def is_negative_statement(g: GlobalDecl) -> bool:
-    """`lhs ≠ rhs` between tensors or reals: "not an identity", shown by a witness.
 
-    (`≠` between sizes is an ordinary statement for all sizes, refuted by a counterexample.)
-    """
-    from .types import NatT
-    return isinstance(g.stmt, T.Cmp) and g.stmt.op == "≠" and \
-        not isinstance(g.cmp_types.get(g.stmt), NatT)
 
 
 def _search(g: GlobalDecl, env: GlobalEnv, plan: _Plan, witness: bool, deadline: float,

@@ -703,6 +703,15 @@ class Elaborator:
         raise _err(f"`{g.name}` needs `{pretty(prop)}`; add it as a hypothesis", at, ctx)
 
 
+def is_negative_statement(g: GlobalDecl) -> bool:
+    """`lhs ≠ rhs` between tensors or reals: "not an identity", shown by a witness.
+
+    (`≠` between sizes is an ordinary statement for all sizes, refuted by a counterexample.)
+    """
+    return isinstance(g.stmt, T.Cmp) and g.stmt.op == "≠" and \
+        not isinstance(g.cmp_types.get(g.stmt), NatT)
+
+
 def _family_like(t: Ty) -> bool:
     """Families `Fin R → Vec n` (and nested ones) are compared pointwise."""
     while isinstance(t, FunT):

@@ -211,8 +211,13 @@ def provably_nonneg(p: IPoly, at_least_one: set[str]) -> bool:
     return p.subst(shift).nonneg_coeffs()
 
 
-def below(p: IPoly, bound: IPoly, bounds: dict[str, IPoly]) -> bool:
-    """Is ``0 ≤ p < bound`` whenever every variable ``v`` of ``bounds`` is below its bound?"""
+def below(p: IPoly, bound: IPoly, bounds: dict[str, IPoly],
+          known_positive: set[str] | frozenset[str] = frozenset()) -> bool:
+    """Is ``0 ≤ p < bound`` whenever every variable ``v`` of ``bounds`` is below its bound?
+
+    ``known_positive`` are sizes a hypothesis makes ≥ 1 (the bounds of used ranges are ≥ 1
+    anyway: a range that is used is nonempty).
+    """
     if not p.nonneg_coeffs():
         return False
     used = {v: b for v, b in bounds.items() if v in p.vars()}
@@ -224,7 +229,7 @@ def below(p: IPoly, bound: IPoly, bounds: dict[str, IPoly]) -> bool:
     mx = max_over(p, used)
     if mx is None:
         return False
-    positive: set[str] = set()
+    positive: set[str] = set(known_positive)
     for b in used.values():
         mono = b.as_monomial()
         if mono is not None and mono[0] > 0:
