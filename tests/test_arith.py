@@ -1,0 +1,45 @@
+"""The fast integer-polynomial size arithmetic agrees with sympy's (the gateway's two paths)."""
+
+from fractions import Fraction
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from shardproof import arith
+from shardproof import terms as T
+
+NAMES = ["R", "N", "c", "h", "w"]
+
+
+def sizes(depth: int = 3):
+    leaf = st.one_of(st.sampled_from([T.Var(n) for n in NAMES]),
+                     st.integers(0, 3).map(lambda k: T.Num(Fraction(k))))
+    return st.recursive(leaf, lambda sub: st.builds(T.BinOp, st.sampled_from(["+", "*"]), sub,
+                                                    sub), max_leaves=8)
+
+
+@settings(max_examples=150, deadline=None)
+@given(sizes(), sizes())
+def test_size_equality_agrees_with_sympy(a, b):
+    assert arith.sizes_equal(a, b) == arith.sizes_equal_sympy(a, b)
+
+
+@settings(max_examples=100, deadline=None)
+@given(sizes())
+def test_reassociation_is_equality(a):
+    # (a * b) * c = a * (b * c) and a + b = b + a, whatever the sizes
+    b, c = T.Var("N"), T.Var("h")
+    assert arith.sizes_equal(T.BinOp("*", T.BinOp("*", a, b), c),
+                             T.BinOp("*", a, T.BinOp("*", b, c)))
+    assert arith.sizes_equal(T.BinOp("+", a, b), T.BinOp("+", b, a))
+
+
+def test_range_checks():
+    R, N, r, n = (T.Var(x) for x in ("R", "N", "r", "n"))
+    bounds = {"r": R, "n": N}
+    ok = T.BinOp("+", T.BinOp("*", r, N), n)                 # r·N + n < R·N
+    bad = T.BinOp("+", T.BinOp("*", r, R), n)                # r·R + n: not below R·N
+    assert arith.index_in_range(ok, T.BinOp("*", R, N), bounds)
+    assert not arith.index_in_range(bad, T.BinOp("*", R, N), bounds)
+    assert not arith.index_in_range(T.Num(Fraction(0)), N, {})          # N may be 0
+    assert arith.index_in_range(T.Num(Fraction(0)), N, {}, positive_names=frozenset({"N"}))
