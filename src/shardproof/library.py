@@ -63,7 +63,9 @@ class Library:
         except ValueError:  # pragma: no cover - other drive on Windows
             return str(p)
 
-    def load(self, path: Path | str, *, text: str | None = None) -> LoadedFile:
+    def load(self, path: Path | str, *, text: str | None = None,
+             via: Span | None = None) -> LoadedFile:
+        """Load a file; ``via`` is the `import` that asked for it (where a cycle is reported)."""
         p = Path(path).resolve()
         key = str(p)
         if key in self.files:
@@ -72,7 +74,7 @@ class Library:
         if key in self._loading:
             cycle = self._loading[self._loading.index(key):] + [key]
             raise ImportError_("import cycle: " + " → ".join(
-                self.display(Path(c)) for c in cycle), None)
+                self.display(Path(c)) for c in cycle), via)
         if text is None:
             data = p.read_bytes()
             if len(data) > MAX_FILE_BYTES:
@@ -88,7 +90,7 @@ class Library:
             for d in module.decls:
                 if isinstance(d, T.Import):
                     target = self.resolve_import(d, p)
-                    dep = self.load(target)
+                    dep = self.load(target, via=d.span)
                     imports.append(str(target))
                     for g in dep.env.decls.values():
                         env.add(g)

@@ -24,7 +24,8 @@ _TOKEN_WORDS = {
     "MULOP": "`*`", "ARROW": "`→`", "AND": "`∧`", "DOCSTRING": "a docstring", "FILEDOC": "`/-! … -/`",
     "LPAR": "`(`", "RPAR": "`)`", "LSQB": "`[`", "RSQB": "`]`", "LBRACE": "`{`", "RBRACE": "`}`",
     "COMMA": "`,`", "COLON": "`:`", "SEMICOLON": "`;`", "PLUS": "`+`", "MINUS": "`-`",
-    "SLASH": "`/`", "CIRCUMFLEX": "`^`", "DOT": "`.`", "$END": "end of file",
+    "SLASH": "`/`", "CIRCUMFLEX": "`^`", "DOT": "`.`", "_MAPSTO": "`=>`",
+    "$END": "end of file",
 }
 
 # Input limits.  Lark's LALR parser costs ~15 µs a token, so a 1 MB line of tokens would take
@@ -351,7 +352,8 @@ def parse_module(text: str, path: str = "<input>") -> T.Module:
             raise ParseError(f"line {k} is too long ({len(ln)} characters; the limit is "
                              f"{MAX_LINE_CHARS}): break it into several lines",
                              Span(path, k, MAX_LINE_CHARS + 1, k, MAX_LINE_CHARS + 2),
-                             source_line=ln, theorem=_decl_at(text, _offset(lines, k)))
+                             source_line=ln,
+                             theorem=_decl_at(text, _offset(lines, k) + MAX_LINE_CHARS))
     try:
         tree = _parser().parse(text)
     except UnexpectedInput as exc:
@@ -487,9 +489,9 @@ def _convert(exc: UnexpectedInput, text: str, path: str) -> ParseError:
             bl, bc = _line_col(text, open_br[1])
             msg += f" (the `{open_br[0]}` at {bl}:{bc} is never closed)"
     elif isinstance(exc, UnexpectedCharacters):
-        ch = text[exc.pos_in_stream] if exc.pos_in_stream < len(text) else ""
-        if text.startswith("/-", exc.pos_in_stream):
-            msg = _comment_message(text, exc.pos_in_stream)
+        ch = text[pos] if pos < len(text) else ""
+        if text.startswith("/-", pos):
+            msg = _comment_message(text, pos)
         else:
             allowed = _describe_expected(set(exc.allowed or ()))
             msg = f"unexpected character {ch!r}" + (f"; expected {allowed}" if allowed else "")

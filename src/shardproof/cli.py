@@ -1,0 +1,672 @@
+"""The `shardproof` command: `check`, `explain` and `axioms`, thin layers over :mod:`.check`.
+
+The command line is the one place that catches :class:`~shardproof.errors.ShardproofError`: an
+input error is rendered as ``path:line:col: error: …`` with the source line and a caret, and the
+exit status is 2.  Exit 0 means every theorem checked was proved, 1 that something was refuted or
+left unknown; 3 is reserved for a bug in shardproof itself (an exception that is not an input
+error), so CI can tell "your lemma is wrong" from "the checker is broken".
+
+Output is deterministic: the same files give the same bytes on stdout, except for timings, which
+``--no-times`` replaces by zeros (tests compare runs byte for byte with it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import os
+import re
+import sys
+import time
+import traceback
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from . import __version__
+from .check import Checker, Options, Verdict, lemma_files
+from .errors import ShardproofError
+from .library import Library, LoadedFile
+from .pretty import pretty
+
+EXIT_OK, EXIT_FAILED, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+
+_EPILOG = """\
+examples:
+  shardproof check lemmas/                     check every .lemma file under lemmas/
+  shardproof check -q lemmas/kit/shard.lemma   only failures and the summary
+  shardproof check --format json lemmas/ > verdicts.jsonl
+  shardproof check --junit report.xml lemmas/  JUnit XML for CI (GitHub annotations are
+                                               printed too when GITHUB_ACTIONS=true)
+  shardproof check --no-times lemmas/          byte-identical output from run to run
+  shardproof explain den_relu_shard            statement, verdict, rules, lemmas and trace
+  shardproof axioms resStem_shard lemmas/      what a theorem rests on, transitively
+
+exit status: 0 every theorem proved, 1 something refuted or unknown, 2 bad input,
+3 internal error (please report it, with the output of --debug).
+"""
+
+_COLOURS = {"proved": "\033[32m", "refuted": "\033[31m", "unknown": "\033[33m"}
+_RESET = "\033[0m"
+# Characters XML 1.0 cannot carry (a fuzzed file can put any of them into a message).
+_XML_BAD = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+# --------------------------------------------------------------------------- argument parsing
+
+def _common_options() -> argparse.ArgumentParser:
+    """Options every subcommand accepts (so they may follow the subcommand's name)."""
+    p = argparse.ArgumentParser(add_help=False)
+    p.add_argument("--no-color", action="store_true",
+                   help="never colour the verdicts (also: the NO_COLOR environment variable)")
+    p.add_argument("--no-times", action="store_true",
+                   help="print and record every time as 0 (byte-identical output across runs)")
+    p.add_argument("--no-replay", action="store_true",
+                   help="do not replay proofs in the kernel (faster, less trusted)")
+    p.add_argument("--search-seconds", type=float, default=Options.search_seconds, metavar="S",
+                   help="counterexample search budget per theorem (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=Options.seed, metavar="N",
+                   help="seed of the counterexample search (default: %(default)s)")
+    p.add_argument("--cache-dir", default=None, metavar="DIR",
+                   help="reuse verdicts of unchanged theorems from this directory")
+    p.add_argument("--debug", action="store_true",
+                   help="show Python tracebacks for errors")
+    return p
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (exposed for the docs and the tests)."""
+    common = _common_options()
+    parser = argparse.ArgumentParser(
+        prog="shardproof",
+        description="Check data-parallel training identities written as `.lemma` files.",
+        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"shardproof {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    chk = sub.add_parser("check", parents=[common], epilog=_EPILOG,
+                         formatter_class=argparse.RawDescriptionHelpFormatter,
+                         help="check every theorem in files or directories (recursively)",
+                         description="Check every theorem; one line per theorem, then a summary.")
+    chk.add_argument("paths", nargs="*", default=None, metavar="PATH",
+                     help="`.lemma` files or directories (default: lemmas)")
+    chk.add_argument("--format", choices=("text", "json"), default="text",
+                     help="text (default) or json: one JSON object per theorem per line")
+    chk.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report to FILE")
+    level = chk.add_mutually_exclusive_group()
+    level.add_argument("-q", "--quiet", action="store_true",
+                       help="print only failures and the summary")
+    level.add_argument("-v", "--verbose", action="store_true",
+                       help="also print the rules and lemmas each proof used")
+    chk.set_defaults(run=_cmd_check)
+
+    exp = sub.add_parser("explain", parents=[common],
+                         formatter_class=argparse.RawDescriptionHelpFormatter,
+                         help="print a theorem's statement, verdict, rules, lemmas and trace",
+                         description="Check one theorem (and what it imports) and explain the "
+                                     "verdict: statement, rules, oracles, lemmas and the trace.",
+                         epilog="example:\n  shardproof explain den_relu_shard lemmas/")
+    exp.add_argument("name", metavar="NAME", help="the theorem's name")
+    exp.add_argument("paths", nargs="*", default=None, metavar="PATH",
+                     help="where to look for it (default: lemmas)")
+    exp.set_defaults(run=_cmd_explain)
+
+    axi = sub.add_parser("axioms", parents=[common],
+                         formatter_class=argparse.RawDescriptionHelpFormatter,
+                         help="the rules, oracles and lemmas a theorem rests on, transitively",
+                         description="Our `#print axioms`: every rule, trusted oracle and lemma "
+                                     "a theorem's proof rests on, through the lemmas it cites.",
+                         epilog="example:\n  shardproof axioms den_relu_shard lemmas/")
+    axi.add_argument("name", metavar="NAME", help="the theorem's name")
+    axi.add_argument("paths", nargs="*", default=None, metavar="PATH",
+                     help="where to look for it (default: lemmas)")
+    axi.set_defaults(run=_cmd_axioms)
+    return parser
+
+
+# --------------------------------------------------------------------------- the session
+
+@dataclass
+class _Session:
+    """What one run of the command shares: options, output streams, the checker, errors seen."""
+
+    args: argparse.Namespace
+    out: TextIO
+    err: TextIO
+    checker: Checker
+    colour: bool
+    github: bool
+    errors: list[ShardproofError] = field(default_factory=list)
+    _seen_errors: set[tuple[str, str]] = field(default_factory=set)
+
+    def secs(self, seconds: float) -> float:
+        return 0.0 if self.args.no_times else seconds
+
+    def paint(self, verdict: str) -> str:
+        if not self.colour or verdict not in _COLOURS:
+            return verdict
+        return f"{_COLOURS[verdict]}{verdict}{_RESET}"
+
+    def sources(self) -> dict[str, list[str]]:
+        merged: dict[str, list[str]] = {}
+        for lib in self.checker.libraries.values():
+            merged.update(lib.sources)
+        return merged
+
+    def report_error(self, exc: ShardproofError) -> None:
+        """Print an input error once (a broken file imported twice fails twice)."""
+        key = (str(exc.span), exc.message)
+        if key in self._seen_errors:
+            return
+        self._seen_errors.add(key)
+        self.errors.append(exc)
+        print(_render(exc, self.sources()), file=self.err)
+        if self.args.debug:
+            traceback.print_exception(exc, file=self.err)
+        if self.github:
+            props = {"title": f"shardproof: {exc.kind} error"}
+            if exc.span is not None:
+                props = {"file": exc.span.path, "line": str(exc.span.line),
+                         "col": str(exc.span.col), **props}
+            msg = exc.message + (f" (in `{exc.theorem}`)" if exc.theorem else "")
+            print(_annotation(props, msg), file=self._annotation_stream())
+
+    def annotate_verdict(self, v: Verdict, col: int) -> None:
+        if not self.github or v.verdict == "proved":
+            return
+        props = {"file": v.file, "line": str(v.line), "col": str(col),
+                 "title": f"shardproof: {v.name} {v.verdict}"}
+        print(_annotation(props, "\n".join(_failure_lines(v))), file=self._annotation_stream())
+
+    def _annotation_stream(self) -> TextIO:
+        # GitHub reads workflow commands from stdout; JSON mode keeps stdout pure JSON.
+        return self.err if getattr(self.args, "format", "text") == "json" else self.out
+
+
+def _render(exc: ShardproofError, sources: dict[str, list[str]] | None) -> str:
+    """An input error as ``path:line:col: error: …`` (no bare `<input>:` when it has no place)."""
+    if exc.span is None and exc.source_line is None:
+        text = exc.render(sources).split(": error: ", 1)[-1]
+        return f"shardproof: error: {text}"
+    return exc.render(sources)
+
+
+def _annotation(props: dict[str, str], message: str) -> str:
+    """A GitHub workflow command `::error k=v,…::message`, escaped as GitHub specifies."""
+    def data(s: str) -> str:
+        return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+    def prop(s: str) -> str:
+        return data(s).replace(":", "%3A").replace(",", "%2C")
+
+    return "::error " + ",".join(f"{k}={prop(v)}" for k, v in props.items()) + "::" + data(message)
+
+
+def _options(args: argparse.Namespace) -> Options:
+    return Options(search_seconds=args.search_seconds, replay=not args.no_replay,
+                   seed=args.seed, cache_dir=args.cache_dir)
+
+
+def _use_colour(args: argparse.Namespace, out: TextIO) -> bool:
+    if args.no_color or os.environ.get("NO_COLOR", ""):
+        return False
+    isatty = getattr(out, "isatty", None)
+    return bool(isatty and isatty())
+
+
+# --------------------------------------------------------------------------- formatting
+
+def _fmt_seconds(seconds: float) -> str:
+    if seconds < 1.0:
+        return f"{round(seconds * 1000)} ms"
+    return f"{seconds:.2f} s"
+
+
+def _value(v: Any) -> str:
+    """A counterexample value as Python/numpy can read it back (`[1, -3/2]`, `{'r': 0}`)."""
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k}: {_value(x)}" for k, x in v.items()) + "}"
+    return str(v)
+
+
+_CEX_SHOWN_ELSEWHERE = {"message", "assignment", "lhs", "rhs", "index", "python"}
+
+
+def _counterexample_lines(cex: dict[str, Any], python: bool = False) -> list[str]:
+    """A counterexample, one group per line: the message, the assignment, the two sides.
+
+    With ``python``, also the assignment as code to paste into Python/numpy (``explain``).
+    """
+    lines: list[str] = []
+    if cex.get("message"):
+        lines.append(str(cex["message"]))
+    assignment = cex.get("assignment")
+    if isinstance(assignment, dict):
+        for group, values in assignment.items():
+            if isinstance(values, dict) and values:
+                lines.append(f"{group}: " + ", ".join(f"{k} = {_value(x)}"
+                                                      for k, x in values.items()))
+            elif values and not isinstance(values, dict):
+                lines.append(f"{group}: {_value(values)}")
+    for side in ("lhs", "rhs"):
+        if side in cex and cex[side] is not None:
+            lines.append(f"{side} = {_value(cex[side])}")
+    if cex.get("index") is not None:
+        lines.append(f"first difference at flat index {cex['index']}")
+    for k, x in cex.items():
+        if k not in _CEX_SHOWN_ELSEWHERE and x not in (None, False, {}, [], ""):
+            shown = _value(x).splitlines() or [""]
+            lines.append(f"{k}: {shown[0]}")
+            lines.extend("  " + ln for ln in shown[1:])
+    if python and isinstance(cex.get("python"), str) and cex["python"].strip():
+        lines.append("as Python:")
+        lines.extend("  " + ln for ln in cex["python"].splitlines())
+    return lines
+
+
+def _failure_lines(v: Verdict, python: bool = False) -> list[str]:
+    """Why a theorem is not proved: its counterexample, or the reason and residual."""
+    lines: list[str] = []
+    if v.verdict == "refuted":
+        if v.counterexample:
+            lines.append("counterexample:")
+            lines.extend("  " + ln for ln in _counterexample_lines(v.counterexample, python))
+        elif v.reason:
+            lines.append(v.reason)
+    elif v.verdict == "unknown":
+        lines.append(f"reason: {v.reason or 'not proved'}")
+        if v.residual:
+            res = str(v.residual).splitlines() or [""]
+            lines.append(f"residual: {res[0]}")
+            lines.extend("  " + ln for ln in res[1:])
+    return lines
+
+
+def _theorem_line(s: _Session, v: Verdict, width: int) -> str:
+    pad = " " * (len("unknown  ") - len(v.verdict))
+    return f"{s.paint(v.verdict)}{pad}{v.name.ljust(width)}  ({_fmt_seconds(s.secs(v.seconds))})"
+
+
+def _join(items: Iterable[str]) -> str:
+    items = list(items)
+    return ", ".join(items) if items else "—"
+
+
+# --------------------------------------------------------------------------- loading and checking
+
+def _check_file(s: _Session, path: Path
+                ) -> tuple[list[tuple[Verdict, int]] | None, ShardproofError | None]:
+    """Check a file after its whole import closure (so lemmas from any import can be cited).
+
+    Returns its verdicts with the column of each theorem, or the input error (already reported).
+    """
+    ck = s.checker
+    try:
+        lf = ck.load(path)
+        lib = ck.library_for(path)
+        for dep in _import_closure(lib, lf):
+            dep_lf = lib.files[dep]
+            for g in dep_lf.own:
+                if g.kind == "theorem" and g.name not in ck.verdicts:
+                    ck.check_theorem(g, dep_lf)
+        verdicts = ck.check_file(path)
+    except ShardproofError as exc:
+        s.report_error(exc)
+        return None, exc
+    cols = {g.name: (g.span.col if g.span else 1) for g in lf.own}
+    return [(v, cols.get(v.name, 1)) for v in verdicts], None
+
+
+def _import_closure(lib: Library, lf: LoadedFile) -> list[str]:
+    """Every file ``lf`` imports, directly or not, dependencies first (no duplicates)."""
+    order: list[str] = []
+    seen: set[str] = set()
+    stack: list[tuple[str, bool]] = [(imp, False) for imp in reversed(lf.imports)]
+    while stack:
+        key, expanded = stack.pop()
+        if expanded:
+            order.append(key)
+            continue
+        if key in seen:
+            continue
+        seen.add(key)
+        stack.append((key, True))
+        dep = lib.files.get(key)
+        if dep is not None:
+            stack.extend((imp, False) for imp in reversed(dep.imports) if imp not in seen)
+    return order
+
+
+def _files(s: _Session, paths: list[str]) -> list[Path]:
+    try:
+        return lemma_files(paths)
+    except ShardproofError as exc:
+        s.report_error(exc)
+        return []
+
+
+# --------------------------------------------------------------------------- check
+
+def _cmd_check(s: _Session) -> int:
+    args = s.args
+    t0 = time.perf_counter()
+    results: list[tuple[str, list[tuple[Verdict, int]] | None, ShardproofError | None]] = []
+    counts = {"proved": 0, "refuted": 0, "unknown": 0}
+    for path in _files(s, args.paths):
+        checked, err = _check_file(s, path)
+        results.append((str(path), checked, err))
+        if checked is None:
+            continue
+        width = max((len(v.name) for v, _ in checked), default=0)
+        for v, col in checked:
+            counts[v.verdict] = counts.get(v.verdict, 0) + 1
+            _print_verdict(s, v, width)
+            s.annotate_verdict(v, col)
+    elapsed = s.secs(time.perf_counter() - t0)
+    s.checker.save_cache()
+    if args.format == "text":
+        summary = f"{counts['proved']} proved, {counts['refuted']} refuted, " \
+                  f"{counts['unknown']} unknown"
+        if s.errors:
+            summary += f", {len(s.errors)} input error{'s' if len(s.errors) != 1 else ''}"
+        print(f"{summary} in {elapsed:.2f} s", file=s.out)
+    if args.junit:
+        try:
+            _write_junit(s, Path(args.junit), results, elapsed)
+        except OSError as exc:
+            print(f"shardproof: error: cannot write the JUnit report {args.junit}: "
+                  f"{exc.strerror or exc}", file=s.err)
+            return EXIT_INPUT
+    if s.errors:
+        return EXIT_INPUT
+    return EXIT_OK if sum(counts.values()) == counts["proved"] else EXIT_FAILED
+
+
+def _print_verdict(s: _Session, v: Verdict, width: int) -> None:
+    if s.args.format == "json":
+        rec = v.to_json()
+        rec["seconds"] = round(s.secs(v.seconds), 6)
+        print(json.dumps(rec, ensure_ascii=False, default=str), file=s.out)
+        return
+    failed = v.verdict != "proved"
+    if s.args.quiet and not failed:
+        return
+    print(_theorem_line(s, v, width), file=s.out)
+    if failed:
+        print(f"    at {v.file}:{v.line}", file=s.out)
+        for ln in _failure_lines(v):
+            print("    " + ln, file=s.out)
+    if s.args.verbose:
+        print(f"    rules: {_join(v.rules)}", file=s.out)
+        if v.lemmas:
+            print(f"    lemmas: {_join(v.lemmas)}", file=s.out)
+
+
+def _xml_text(text: str) -> str:
+    return _XML_BAD.sub("\ufffd", text)
+
+
+def _write_junit(s: _Session, path: Path, results, elapsed: float) -> None:
+    """JUnit XML: a testsuite per file, a testcase per theorem; input errors are `<error>`s."""
+    root = ET.Element("testsuites", name="shardproof")
+    totals = {"tests": 0, "failures": 0, "errors": 0}
+    for fname, checked, err in results:
+        suite = ET.SubElement(root, "testsuite", name=_xml_text(fname))
+        tests = failures = errors = 0
+        suite_time = 0.0
+        if checked is None:
+            tests = errors = 1
+            case = ET.SubElement(suite, "testcase", classname=_xml_text(fname),
+                                 name=_xml_text(err.theorem if err and err.theorem else
+                                                "(loading the file)"), time="0")
+            if err is not None:
+                el = ET.SubElement(case, "error", type=err.kind,
+                                   message=_xml_text(err.message))
+                el.text = _xml_text(err.render(s.sources()))
+        else:
+            for v, _col in checked:
+                tests += 1
+                secs = s.secs(v.seconds)
+                suite_time += secs
+                case = ET.SubElement(suite, "testcase", classname=_xml_text(fname),
+                                     name=_xml_text(v.name), time=f"{secs:.6f}",
+                                     file=_xml_text(v.file), line=str(v.line))
+                if v.verdict != "proved":
+                    failures += 1
+                    lines = _failure_lines(v)
+                    if v.verdict == "refuted" and len(lines) > 1:
+                        head = lines[1].strip()  # the counterexample's message
+                    else:
+                        head = v.reason or (lines[0] if lines else v.verdict)
+                    el = ET.SubElement(case, "failure", type=v.verdict,
+                                       message=_xml_text(f"{v.verdict}: {head}"))
+                    title = f"{v.file}:{v.line}: {v.name} is {v.verdict}"
+                    el.text = _xml_text("\n".join([title, *lines]))
+        suite.set("tests", str(tests))
+        suite.set("failures", str(failures))
+        suite.set("errors", str(errors))
+        suite.set("skipped", "0")
+        suite.set("time", f"{suite_time:.6f}")
+        totals["tests"] += tests
+        totals["failures"] += failures
+        totals["errors"] += errors
+    for k, n in totals.items():
+        root.set(k, str(n))
+    root.set("time", f"{elapsed:.6f}")
+    ET.indent(root)
+    data = ET.tostring(root, encoding="unicode")
+    path.write_text('<?xml version="1.0" encoding="UTF-8"?>\n' + data + "\n", encoding="utf-8")
+
+
+# --------------------------------------------------------------------------- explain / axioms
+
+def _find_theorem(s: _Session, name: str, paths: list[str]) -> tuple[Path, LoadedFile] | None:
+    """Load the files under ``paths`` until one declares theorem ``name``.
+
+    Input errors in other files are reported but do not stop the search.
+    """
+    known: list[str] = []
+    for path in _files(s, paths):
+        try:
+            lf = s.checker.load(path)
+        except ShardproofError as exc:
+            s.report_error(exc)
+            continue
+        for g in lf.own:
+            if g.kind == "theorem":
+                if g.name == name:
+                    return path, lf
+                known.append(g.name)
+    where = ", ".join(paths)
+    msg = f"shardproof: error: no theorem named `{name}` in {where}"
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+    if close:
+        msg += "; did you mean " + ", ".join(f"`{c}`" for c in close) + "?"
+    print(msg, file=s.err)
+    return None
+
+
+def _verdict_of(s: _Session, name: str) -> tuple[Verdict, LoadedFile] | None:
+    found = _find_theorem(s, s.args.name, s.args.paths)
+    if found is None:
+        return None
+    path, lf = found
+    if _check_file(s, path)[0] is None:
+        return None
+    return s.checker.verdicts[name], lf
+
+
+def _cmd_explain(s: _Session) -> int:
+    got = _verdict_of(s, s.args.name)
+    if got is None:
+        return EXIT_INPUT
+    v, lf = got
+    g = next(g for g in lf.own if g.name == v.name)
+    out = s.out
+    print(f"theorem {v.name}  ({v.file}:{v.line})", file=out)
+    print(file=out)
+    for ln in pretty(g.decl).splitlines() if g.decl is not None else []:
+        print("  " + ln, file=out)
+    print(file=out)
+    print(f"verdict:  {s.paint(v.verdict)}  ({_fmt_seconds(s.secs(v.seconds))})", file=out)
+    for ln in _failure_lines(v, python=True):
+        print("  " + ln, file=out)
+    print(f"rules:    {_join(v.rules)}", file=out)
+    print(f"oracles:  {_join(v.oracles)}", file=out)
+    print(f"lemmas:   {_join(v.lemmas)}", file=out)
+    if v.replayed is not None:
+        print(f"replayed: {'yes' if v.replayed else 'no'}", file=out)
+    if v.verdict == "proved" and v.counterexample:
+        print("witness:", file=out)
+        for ln in _counterexample_lines(v.counterexample, python=True):
+            print("  " + ln, file=out)
+    print(f"trace:    {len(v.trace)} step{'s' if len(v.trace) != 1 else ''}", file=out)
+    for ln in _trace_lines(v.trace):
+        print(ln, file=out)
+    return EXIT_OK if v.verdict == "proved" else EXIT_FAILED
+
+
+def _trace_lines(trace: list[dict[str, Any]]) -> list[str]:
+    """One numbered line per step: rule, where it applied, what it did (continuations indented)."""
+    if not trace:
+        return []
+    width = min(max(len(str(step.get("rule", "?"))) for step in trace), 28)
+    num = len(str(len(trace)))
+    lines: list[str] = []
+    for k, step in enumerate(trace, start=1):
+        rule = str(step.get("rule", "?"))
+        at = str(step.get("at", "") or "")
+        detail = str(step.get("detail", "") or "")
+        extra = [f"{key}={_value(val)}" for key, val in step.items()
+                 if key not in ("rule", "at", "detail") and val not in (None, "", [], {})]
+        text = (f"at {at}: " if at else "") + detail
+        if extra:
+            text += ("  " if text else "") + " ".join(extra)
+        body = text.splitlines() or [""]
+        lead = f"  {str(k).rjust(num)}. {rule.ljust(width)}  "
+        lines.append((lead + body[0]).rstrip())
+        lines.extend(" " * len(lead) + ln for ln in body[1:])
+    return lines
+
+
+def _cmd_axioms(s: _Session) -> int:
+    got = _verdict_of(s, s.args.name)
+    if got is None:
+        return EXIT_INPUT
+    v, _lf = got
+    rules: set[str] = set()
+    oracles: set[str] = set()
+    lemmas: dict[str, str] = {}
+    todo = [v]
+    while todo:
+        cur = todo.pop()
+        rules.update(cur.rules)
+        oracles.update(cur.oracles)
+        for name in cur.lemmas:
+            if name in lemmas:
+                continue
+            dep = s.checker.verdicts.get(name)
+            lemmas[name] = dep.verdict if dep is not None else "not checked"
+            if dep is not None:
+                todo.append(dep)
+    out = s.out
+    print(f"theorem {v.name}: {s.paint(v.verdict)}  ({v.file}:{v.line})", file=out)
+    print(f"lemmas ({len(lemmas)}, transitively):", file=out)
+    for name in sorted(lemmas):
+        print(f"  {name}  ({s.paint(lemmas[name])})", file=out)
+    print(f"rules ({len(rules)}):", file=out)
+    for r in sorted(rules):
+        print(f"  {r}", file=out)
+    print(f"oracles ({len(oracles)}):", file=out)
+    for o in sorted(oracles):
+        print(f"  {o}", file=out)
+    ok = v.verdict == "proved" and all(st == "proved" for st in lemmas.values())
+    return EXIT_OK if ok else EXIT_FAILED
+
+
+# --------------------------------------------------------------------------- entry point
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit status (the console script exits with it)."""
+    parser = build_parser()
+    try:
+        args = _parse(parser, argv)
+    except SystemExit as exc:  # --help, --version and usage errors
+        return exc.code if isinstance(exc.code, int) else EXIT_INPUT
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return EXIT_INPUT
+    out, err = sys.stdout, sys.stderr
+    _ensure_encodable(out)
+    _ensure_encodable(err)
+    session = None
+    try:
+        session = _Session(args, out, err, Checker(_options(args)), _use_colour(args, out),
+                           os.environ.get("GITHUB_ACTIONS") == "true")
+        code = args.run(session)
+        out.flush()
+        return code
+    except ShardproofError as exc:  # an input error outside any file (normally reported above)
+        sources = session.sources() if session is not None else None
+        print(_render(exc, sources), file=err)
+        if args.debug:
+            traceback.print_exc(file=err)
+        return EXIT_INPUT
+    except KeyboardInterrupt:
+        print("shardproof: interrupted", file=err)
+        return 130
+    except BrokenPipeError:  # `shardproof check … | head`: the reader left; not our error
+        _silence_stdout()
+        return EXIT_FAILED
+    except Exception as exc:  # noqa: BLE001 - the one top-level handler (see module docstring)
+        print(f"shardproof: internal error: {type(exc).__name__}: {exc}", file=err)
+        if args.debug:
+            traceback.print_exc(file=err)
+        else:
+            print("this is a bug in shardproof; rerun with --debug for the traceback",
+                  file=err)
+        return EXIT_INTERNAL
+
+
+def _parse(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
+    """Parse, letting paths and options interleave (`explain NAME --no-times lemmas/`).
+
+    argparse stops filling a `*` positional at the first option; the paths after it come back
+    as leftovers, which are paths too unless they look like options (then the usual error).
+    """
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        if not hasattr(args, "paths") or any(e.startswith("-") for e in extra):
+            parser.parse_args(argv)  # reports the unrecognised arguments and exits with 2
+        args.paths = list(args.paths or []) + extra
+    if hasattr(args, "paths") and not args.paths:
+        args.paths = ["lemmas"]
+    return args
+
+
+def _ensure_encodable(stream: TextIO) -> None:
+    """Lemmas are Unicode (ℝ, ∑, ε): never crash on a terminal that cannot show them."""
+    enc = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
+    reconfigure = getattr(stream, "reconfigure", None)
+    if enc not in ("utf8", "utf_8") and reconfigure is not None:
+        try:
+            reconfigure(errors="backslashreplace")
+        except ValueError:  # pragma: no cover - a stream that cannot be reconfigured mid-use
+            pass
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # pragma: no cover - stdout without a file descriptor
+        pass
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,249 @@
+"""Malformed input gives exit status 2 and an error that points at the right place.
+
+Table-driven: each row is a small lemma root (file name → text or bytes), the position the error
+must be reported at, and a phrase its message must contain.  Every case goes through the command
+line (``cli.main``), as a user would meet it, and must show ``path:line:col: error: …``, the
+source line with a caret under the column, the theorem it is inside when there is one, and never
+a Python traceback.  Each must also be fast: a malformed file is never a reason to hang.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+
+import pytest
+
+from shardproof import cli
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    files: dict[str, str | bytes]
+    where: str                      # "path:line:col" of the error
+    phrase: str                     # a key phrase of the message
+    theorem: str | None = None      # the declaration the error names, `(in `…`)`
+    check: str = "a.lemma"          # the file given to `shardproof check`
+    hint: str | None = None         # a phrase of the `hint:` line
+    extra: tuple[str, ...] = field(default=())  # more phrases the output must contain
+
+
+H = "theorem t (n : Nat) (x : Vec n) : "
+BIG = 1_000_000
+
+CASES = [
+    # ---- syntax
+    Case("unclosed_paren", {"a.lemma": H + "relu n (x = x\n"},
+         "a.lemma:1:48", "the `(` at 1:42 is never closed", "t"),
+    Case("unclosed_bracket", {"a.lemma": "theorem t (n : Nat) (x : Vec (n * n)) (i : Fin n) : "
+                                         "x[i, i = 0\n"},
+         "a.lemma:1:63", "the `[` at 1:54 is never closed", "t"),
+    Case("stray_character", {"a.lemma": H + "x = x $\n"},
+         "a.lemma:1:41", "unexpected character '$'", "t"),
+    Case("theorem_without_statement", {"a.lemma": "theorem t (n : Nat) (x : Vec n) := by norm\n"},
+         "a.lemma:1:33", "missing `: statement`", "t"),
+    Case("missing_colon_after_binders", {"a.lemma": "theorem t (n : Nat) (x : Vec n) x = x\n"},
+         "a.lemma:1:33", "expected another binder `(x : T)` or `:`", "t"),
+    Case("def_without_body", {"a.lemma": "def f (n : Nat) (x : Vec n) : Vec n\n" + H + "x = x\n"},
+         "a.lemma:1:36", "expected `:=` and a body", "f"),
+    Case("opaque_without_type", {"a.lemma": "opaque f (x : ℝ)\n"},
+         "a.lemma:1:17", "unexpected end of file; expected another binder", "f"),
+    Case("number_where_a_name_is_expected", {"a.lemma": "theorem 3 (n : Nat) : n = n\n"},
+         "a.lemma:1:9", "unexpected `3`; expected a name"),
+    Case("bad_attribute", {"a.lemma": "@[foo x] opaque f (x : ℝ) : ℝ\n"},
+         "a.lemma:1:3", "unknown attribute `@[foo x]`", "f"),
+    Case("unterminated_comment", {"a.lemma": "/- a comment\n" + H + "x = x\n"},
+         "a.lemma:1:1", "unterminated comment"),
+    Case("unterminated_docstring", {"a.lemma": "/-- a docstring\n" + H + "x = x\n"},
+         "a.lemma:1:1", "unterminated docstring"),
+    Case("unterminated_file_doc", {"a.lemma": "/-! # Title\n" + H + "x = x\n"},
+         "a.lemma:1:1", "unterminated file docstring"),
+    Case("empty_file", {"a.lemma": "\n   \n"}, "a.lemma:1:1", "the file is empty"),
+    Case("non_utf8_bytes", {"a.lemma": (H + "x = x -- caf\xe9\n").encode("latin-1")},
+         "a.lemma:1:47", "not valid UTF-8 (byte 0xe9)"),
+    Case("one_megabyte_line", {"a.lemma": H + "x" + " + x" * (BIG // 4) + " = x\n"},
+         "a.lemma:1:20001", "line 1 is too long", "t"),
+    Case("nested_too_deeply", {"a.lemma": "theorem t (s : ℝ) : " + "sqrt (" * 120 + "s"
+                               + ")" * 120 + " = s\n"},
+         "a.lemma:1:597", "nested too deeply", "t"),
+    # ---- imports and the lemma root
+    Case("import_leaves_the_root", {"a.lemma": "import ..x\n" + H + "x = x\n"},
+         "a.lemma:1:8", "`..` and other relative paths are not allowed"),
+    Case("import_of_a_missing_file", {"a.lemma": "import kit.nope\n" + H + "x = x\n"},
+         "a.lemma:1:1", "cannot find `kit.nope`", extra=("kit/nope.lemma",)),
+    Case("import_cycle", {"a.lemma": "import b\n" + H + "x = x\n",
+                          "b.lemma": "import a\ndef q (s : ℝ) : ℝ := s\n"},
+         "b.lemma:1:1", "import cycle: a.lemma → b.lemma → a.lemma"),
+    Case("error_inside_an_imported_file", {"a.lemma": "import kit.defs\n" + H + "x = x\n",
+                                           "kit/defs.lemma": "def q (s : ℝ) : ℝ := s +\n"},
+         "kit/defs.lemma:1:25", "unexpected end of file", "q"),
+    # ---- names and declarations
+    Case("unknown_op_with_suggestion", {"a.lemma": H + "rleu n x = x\n"},
+         "a.lemma:1:35", "unknown name `rleu`", "t", hint="did you mean `relu`?"),
+    Case("unknown_local_name", {"a.lemma": H + "relu n y = x\n"},
+         "a.lemma:1:42", "unknown name `y`", "t"),
+    Case("duplicate_theorem", {"a.lemma": H + "x = x\n" + H + "relu n x = x\n"},
+         "a.lemma:2:1", "duplicate declaration `t` (first declared at a.lemma:1:1)", "t"),
+    Case("duplicate_binder", {"a.lemma": "theorem t (n : Nat) (x x : Vec n) : x = x\n"},
+         "a.lemma:1:24", "the binder `x` is declared twice", "t"),
+    Case("redefining_a_prelude_op", {"a.lemma": "opaque sqrt (x : ℝ) : ℝ\n"},
+         "a.lemma:1:1", "`sqrt` is a built-in of the prelude", "sqrt"),
+    Case("linear_attribute_names_no_parameter", {"a.lemma": "@[linear q] opaque f (x : ℝ) : ℝ\n"},
+         "a.lemma:1:13", "`@[linear q]` names no parameter of `f`", "f"),
+    Case("named_argument_to_unknown_parameter",
+         {"a.lemma": "theorem t (n : Nat) (x y : Vec n) : addV (m := n) x y = x\n"},
+         "a.lemma:1:42", "`addV` has no parameter `m`", "t"),
+    Case("theorem_used_as_a_term", {"a.lemma": "theorem u (s : ℝ) : s = s\n"
+                                               "theorem t (s : ℝ) : u = s\n"},
+         "a.lemma:2:21", "`u` is a theorem; cite it in a proof", "t"),
+    # ---- types and sizes
+    Case("too_many_arguments_to_a_real_def", {"a.lemma": "theorem t (s : ℝ) : sigmoidR s s = s\n"},
+         "a.lemma:1:32", "`sigmoidR` takes 1 explicit argument, got 2", "t"),
+    Case("too_many_arguments_to_a_vector_def", {"a.lemma": H + "relu n x x = x\n"},
+         "a.lemma:1:44", "too many arguments: `relu n x` is a vector", "t"),
+    Case("missing_size_argument", {"a.lemma": H + "relu x = x\n"},
+         "a.lemma:1:40", "`x` is not a size", "t"),
+    Case("size_mismatch", {"a.lemma": "theorem t (R N a : Nat) (X : Vec (N * a)) (r : Fin R) :\n"
+                                      "    shard R N a X r = shard R N a X r\n"},
+         "a.lemma:2:17", "size mismatch in argument `X` of `shard`: expected Vec (R * N * a)",
+         "t"),
+    Case("index_out_of_range", {"a.lemma": "theorem t (R N a : Nat) (X : Vec ((R * N) * a))\n"
+                                           "    (r : Fin R) (n : Fin N) (j : Fin a) :\n"
+                                           "    X[r * R + n, j] = 0\n"},
+         "a.lemma:3:7", "cannot show that the index `r * R + n` is below `R * N`", "t"),
+    Case("type_used_as_a_value", {"a.lemma": H + "relu n Nat = x\n"},
+         "a.lemma:1:42", "the type `Nat` cannot be used as a value", "t"),
+    Case("fin_index_used_as_a_real", {"a.lemma": "theorem t (n : Nat) (s : ℝ) (i : Fin n) : "
+                                                 "s * i = s\n"},
+         "a.lemma:1:47", "an index (Fin) cannot be used as a real number", "t"),
+    Case("fin_index_equated_to_a_real", {"a.lemma": "theorem t (n : Nat) (x : Vec n) (i : Fin n) :"
+                                                    " x i = i\n"},
+         "a.lemma:1:53", "an index (Fin n) cannot be used as a real number", "t"),
+    Case("fun_body_of_the_wrong_type", {"a.lemma": "def f (n : Nat) : Vec n := "
+                                                   "fun (i : Fin n) => i\n"},
+         "a.lemma:1:47", "a `fun` over indices must produce real numbers", "f"),
+    Case("fun_returning_a_vector_where_a_vector_is_expected",
+         {"a.lemma": "def f (n : Nat) (x : Vec n) : Vec n := fun (i : Fin n) => x\n"},
+         "a.lemma:1:40", "expected Vec n, got Fin n → Vec n", "f"),
+    Case("ne_between_vector_and_scalar", {"a.lemma": H + "x ≠ 0\n"},
+         "a.lemma:1:39", "type mismatch in the two sides of the equation", "t"),
+    Case("forall_binder_type_not_inferable", {"a.lemma": H + "∀ r, x = x\n"},
+         "a.lemma:1:37", "cannot infer the type of `r`", "t", hint=None,
+         extra=("write `(r : Fin n)`",)),
+    Case("vector_times_vector", {"a.lemma": H + "x * x = x\n"},
+         "a.lemma:1:35", "`*` between vectors is not defined", "t"),
+    Case("vector_plus_scalar", {"a.lemma": H + "x + 1 = x\n"},
+         "a.lemma:1:35", "cannot add a vector and a scalar", "t"),
+    Case("subtraction_of_sizes", {"a.lemma": "theorem t (n m : Nat) (x : Vec (n - m)) : x = x\n"},
+         "a.lemma:1:33", "sizes and indices are natural numbers: no subtraction", "t"),
+    Case("vec_with_two_sizes", {"a.lemma": "theorem t (n : Nat) (x : Vec n n) : x = x\n"},
+         "a.lemma:1:26", "`Vec` takes one size, got 2", "t"),
+    Case("unknown_type", {"a.lemma": "theorem t (n : Nat) (x : Foo n) : x = x\n"},
+         "a.lemma:1:26", "`Foo n` is not a type", "t"),
+    Case("if_condition_not_a_statement",
+         {"a.lemma": "theorem t (n : Nat) (x : Vec n) (i : Fin n) : "
+                     "(if x i then 1 else 0) = 0\n"},
+         "a.lemma:1:51", "expected a statement (Prop)", "t"),
+    Case("sum_over_the_reals", {"a.lemma": "theorem t (s : ℝ) : (∑ (i : ℝ), s) = 0\n"},
+         "a.lemma:1:25", "`∑` ranges over `Fin n`", "t"),
+    Case("exponent_not_a_literal", {"a.lemma": "theorem t (s : ℝ) : s ^ s = s\n"},
+         "a.lemma:1:25", "the exponent must be a natural-number literal", "t"),
+    Case("indexing_a_scalar", {"a.lemma": "theorem t (s : ℝ) : s[0] = s\n"},
+         "a.lemma:1:21", "only vectors can be indexed", "t"),
+    Case("scalar_on_the_right_of_smul", {"a.lemma": "theorem t (n : Nat) (x : Vec n) (s : ℝ) : "
+                                                    "x • s = x\n"},
+         "a.lemma:1:43", "type mismatch in this term: expected ℝ, got Vec n", "t"),
+    Case("definition_hypothesis_not_satisfied",
+         {"a.lemma": "theorem t (a b : Nat) (x : Vec a) : castIdx b x = castIdx b x\n"},
+         "a.lemma:1:37", "`castIdx` needs `a = b`", "t"),
+]
+
+
+def _source_line(files: dict[str, str | bytes], path: str, line: int) -> str:
+    data = files[path]
+    text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
+    lines = text.splitlines()
+    return lines[line - 1] if line <= len(lines) else ""
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_malformed_input(case: Case, tmp_path, monkeypatch, capsys) -> None:
+    (tmp_path / ".lemmaroot").write_text("")
+    for name, content in case.files.items():
+        p = tmp_path / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            p.write_bytes(content)
+        else:
+            p.write_text(content, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+
+    t0 = time.perf_counter()
+    code = cli.main(["check", "--no-color", "--search-seconds", "0.2", case.check])
+    elapsed = time.perf_counter() - t0
+    out, err = capsys.readouterr()
+
+    assert code == 2, (out, err)
+    assert elapsed < 2.0, f"{case.id} took {elapsed:.2f} s"
+    assert "Traceback" not in out + err
+    lines = err.splitlines()
+    head = next((k for k, ln in enumerate(lines) if ln.startswith(case.where + ": error: ")),
+                None)
+    assert head is not None, f"no error at {case.where}:\n{err}"
+    assert case.phrase in lines[head], lines[head]
+    if case.theorem is not None:
+        assert lines[head].endswith(f"(in `{case.theorem}`)"), lines[head]
+    for phrase in case.extra:
+        assert phrase in err
+    if case.hint is not None:
+        assert f"  hint: {case.hint}" in lines
+
+    # The source line, then a caret under the reported column.
+    path, line, col = case.where.rsplit(":", 2)
+    shown, caret = lines[head + 1], lines[head + 2]
+    assert shown.startswith("  ") and re.fullmatch(r"  *\^+", caret), (shown, caret)
+    source = _source_line(case.files, path, int(line))
+    if shown.startswith("  …"):  # a very long line is shown as a window around the column
+        assert shown[3:].rstrip("…") in source
+    else:
+        assert shown[2:] == source
+        assert caret.index("^") - 2 == int(col) - 1, (shown, caret)
+
+
+def test_every_listed_kind_is_covered() -> None:
+    """The table keeps at least 30 rows, each with a distinct name."""
+    assert len(CASES) >= 30
+    assert len({c.id for c in CASES}) == len(CASES)
+
+
+def test_input_error_annotations_for_github(tmp_path, monkeypatch, capsys) -> None:
+    """With GITHUB_ACTIONS=true an input error is also a `::error file=…,line=…,col=…::` line."""
+    (tmp_path / ".lemmaroot").write_text("")
+    (tmp_path / "a.lemma").write_text(H + "rleu n x = x\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    assert cli.main(["check", "a.lemma"]) == 2
+    out, _err = capsys.readouterr()
+    assert "::error file=a.lemma,line=1,col=35,title=shardproof%3A name error::" \
+           "unknown name `rleu` (in `t`)" in out
+
+
+def test_missing_path_is_an_input_error(tmp_path, monkeypatch, capsys) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["check", "nowhere.lemma"]) == 2
+    _out, err = capsys.readouterr()
+    assert "shardproof: error: no such file or directory: nowhere.lemma" in err
+    assert "Traceback" not in err
+
+
+def test_debug_shows_the_traceback(tmp_path, monkeypatch, capsys) -> None:
+    """Tracebacks are for shardproof's developers: only with --debug."""
+    (tmp_path / ".lemmaroot").write_text("")
+    (tmp_path / "a.lemma").write_text(H + "rleu n x = x\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["check", "--debug", "a.lemma"]) == 2
+    _out, err = capsys.readouterr()
+    assert "Traceback" in err and "a.lemma:1:35: error: unknown name `rleu`" in err
