@@ -48,6 +48,24 @@ def _referenced(g: GlobalDecl) -> set[str]:
     return names
 
 
+_ENGINE_HASH: str | None = None
+
+
+def engine_fingerprint() -> str:
+    """A hash of the checker's own source (engine, semantics, prelude): any edit re-checks."""
+    global _ENGINE_HASH
+    if _ENGINE_HASH is None:
+        base = Path(__file__).resolve().parent
+        h = hashlib.sha256()
+        files = sorted(list(base.glob("*.py")) + list(base.glob("rewrite/*.py"))
+                       + list(base.glob("prelude/*.lemma")) + [base / "grammar.lark"])
+        for f in files:
+            h.update(f.name.encode())
+            h.update(f.read_bytes())
+        _ENGINE_HASH = h.hexdigest()
+    return _ENGINE_HASH
+
+
 def theorem_key(g: GlobalDecl, env: GlobalEnv, options_fingerprint: str,
                 memo: dict[str, str] | None = None) -> str:
     """A hash of the theorem and its whole dependency closure."""
@@ -66,7 +84,8 @@ def theorem_key(g: GlobalDecl, env: GlobalEnv, options_fingerprint: str,
         closure.append(n)
         todo.extend(sorted(_referenced(d)))
     h = hashlib.sha256()
-    h.update(f"shardproof {__version__} cache {CACHE_FORMAT}\n{options_fingerprint}\n".encode())
+    h.update(f"shardproof {__version__} cache {CACHE_FORMAT} {engine_fingerprint()}\n"
+             f"{options_fingerprint}\n".encode())
     for n in sorted(closure):
         d = env.get(n)
         assert d is not None
@@ -75,12 +94,13 @@ def theorem_key(g: GlobalDecl, env: GlobalEnv, options_fingerprint: str,
 
 
 class VerdictCache:
-    """A JSON file of verdicts under ``<dir>/.shardproof-cache/verdicts.json``."""
+    """A JSON file of verdicts, ``<directory>/verdicts.json`` (default ``.shardproof-cache``)."""
 
     def __init__(self, directory: Path | str) -> None:
-        self.dir = Path(directory) / CACHE_DIR
+        self.dir = Path(directory)
         self.file = self.dir / "verdicts.json"
         self.data: dict[str, Any] = {}
+        self.new: dict[str, Any] = {}
         self.dirty = False
         if self.file.is_file():
             try:
@@ -95,6 +115,7 @@ class VerdictCache:
 
     def put(self, key: str, record: dict[str, Any]) -> None:
         self.data[key] = record
+        self.new[key] = record
         self.dirty = True
 
     def save(self) -> None:

@@ -71,7 +71,11 @@ def _common_options() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=Options.seed, metavar="N",
                    help="seed of the counterexample search (default: %(default)s)")
     p.add_argument("--cache-dir", default=None, metavar="DIR",
-                   help="reuse verdicts of unchanged theorems from this directory")
+                   help="the incremental cache: verdicts of unchanged theorems (and of "
+                        "everything they depend on) are reused (default: .shardproof-cache; "
+                        "the environment variable SHARDPROOF_NO_CACHE turns the default off)")
+    p.add_argument("--no-cache", action="store_true",
+                   help="neither read nor write the incremental cache")
     p.add_argument("--debug", action="store_true",
                    help="show Python tracebacks for errors")
     return p
@@ -96,6 +100,8 @@ def build_parser() -> argparse.ArgumentParser:
     chk.add_argument("--format", choices=("text", "json"), default="text",
                      help="text (default) or json: one JSON object per theorem per line")
     chk.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report to FILE")
+    chk.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
+                     help="check files in N processes (output identical to -j 1)")
     level = chk.add_mutually_exclusive_group()
     level.add_argument("-q", "--quiet", action="store_true",
                        help="print only failures and the summary")
@@ -124,6 +130,20 @@ def build_parser() -> argparse.ArgumentParser:
     axi.add_argument("paths", nargs="*", default=None, metavar="PATH",
                      help="where to look for it (default: lemmas)")
     axi.set_defaults(run=_cmd_axioms)
+
+    rep = sub.add_parser("report", parents=[common],
+                         formatter_class=argparse.RawDescriptionHelpFormatter,
+                         help="write a static HTML report (pages, traces, dependency graph)",
+                         description="Check the files and write an offline HTML site: one page "
+                                     "per file, each theorem with its verdict, statement, "
+                                     "trace and axioms, and an index with the lemma "
+                                     "dependency graph coloured by verdict.",
+                         epilog="example:\n  shardproof report lemmas/ -o report/")
+    rep.add_argument("paths", nargs="*", default=None, metavar="PATH",
+                     help="files or directories (default: lemmas)")
+    rep.add_argument("-o", "--output", default="report", metavar="DIR",
+                     help="where to write the site (default: %(default)s)")
+    rep.set_defaults(run=_cmd_report)
     return parser
 
 
@@ -206,8 +226,11 @@ def _annotation(props: dict[str, str], message: str) -> str:
 
 
 def _options(args: argparse.Namespace) -> Options:
+    cache = args.cache_dir
+    if cache is None and not os.environ.get("SHARDPROOF_NO_CACHE"):
+        cache = ".shardproof-cache"
     return Options(search_seconds=args.search_seconds, replay=not args.no_replay,
-                   seed=args.seed, cache_dir=args.cache_dir)
+                   seed=args.seed, cache_dir=None if args.no_cache else cache)
 
 
 def _use_colour(args: argparse.Namespace, out: TextIO) -> bool:
@@ -352,13 +375,87 @@ def _files(s: _Session, paths: list[str]) -> list[Path]:
 
 # --------------------------------------------------------------------------- check
 
+def _check_in_worker(path: str, options: Options) -> tuple[Any, Any, dict[str, Any]]:
+    """One file checked in a worker process (for `-j N`): verdicts, or the input error."""
+    ck = Checker(options)
+    if ck.cache is not None:
+        ck.cache.new.clear()
+    p = Path(path)
+    try:
+        lf = ck.load(p)
+        lib = ck.library_for(p)
+        for dep in _import_closure(lib, lf):
+            dep_lf = lib.files[dep]
+            for g in dep_lf.own:
+                if g.kind == "theorem" and g.name not in ck.verdicts:
+                    ck.check_theorem(g, dep_lf)
+        verdicts = ck.check_file(p)
+    except ShardproofError as exc:
+        err = (exc.message, exc.span, exc.theorem, exc.source_line, exc.hint, type(exc).__name__)
+        return None, err, {}
+    cols = {g.name: (g.span.col if g.span else 1) for g in lf.own}
+    new = dict(ck.cache.new) if ck.cache is not None else {}
+    return [(v, cols.get(v.name, 1)) for v in verdicts], None, new
+
+
+def _parallel_results(s: _Session, paths: list[Path]):
+    """Check files in ``-j`` processes; results come back in file order (deterministic)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from . import errors as E
+    opts = s.checker.options
+    with ProcessPoolExecutor(max_workers=s.args.jobs) as pool:
+        futures = [pool.submit(_check_in_worker, str(p), opts) for p in paths]
+        for p, fut in zip(paths, futures):
+            checked, err, new = fut.result()
+            if s.checker.cache is not None:
+                for k, rec in new.items():
+                    s.checker.cache.put(k, rec)
+            if err is not None:
+                msg, span, thm, line, hint, kind = err
+                cls = getattr(E, kind, E.ShardproofError)
+                exc = cls(msg, span, theorem=thm, source_line=line, hint=hint)
+                s.report_error(exc)
+                yield p, None, exc
+                continue
+            for v, _ in checked:
+                s.checker.verdicts[v.name] = v
+            yield p, checked, None
+
+
+def _progress(s: _Session, k: int, n: int, path: Path) -> None:
+    """A progress line on stderr, only on a terminal (never in CI logs or pipes)."""
+    if n > 1 and s.err.isatty() and not s.args.quiet and s.args.format == "text":
+        print(f"\r\033[K[{k}/{n}] {path}", end="", file=s.err, flush=True)
+
+
+def _cmd_report(s: _Session) -> int:
+    from .report import build_report_and_verdicts
+    paths = s.args.paths or ["lemmas"]
+    try:
+        index, report = build_report_and_verdicts(paths, s.args.output, s.checker.options)
+    except ShardproofError as exc:
+        s.report_error(exc)
+        return EXIT_INPUT
+    counts = {k: sum(1 for v in report.verdicts if v.verdict == k)
+              for k in ("proved", "refuted", "unknown")}
+    print(f"wrote {index}: {counts['proved']} proved, {counts['refuted']} refuted, "
+          f"{counts['unknown']} unknown", file=s.out)
+    return EXIT_OK if report.ok else EXIT_FAILED
+
+
 def _cmd_check(s: _Session) -> int:
     args = s.args
     t0 = time.perf_counter()
     results: list[tuple[str, list[tuple[Verdict, int]] | None, ShardproofError | None]] = []
     counts = {"proved": 0, "refuted": 0, "unknown": 0}
-    for path in _files(s, args.paths):
-        checked, err = _check_file(s, path)
+    files = _files(s, args.paths)
+    if args.jobs > 1 and len(files) > 1:
+        stream = _parallel_results(s, files)
+    else:
+        stream = ((p, *_check_file(s, p)) for p in files)
+    for k, (path, checked, err) in enumerate(stream, 1):
+        _progress(s, k, len(files), path)
         results.append((str(path), checked, err))
         if checked is None:
             continue
@@ -367,6 +464,8 @@ def _cmd_check(s: _Session) -> int:
             counts[v.verdict] = counts.get(v.verdict, 0) + 1
             _print_verdict(s, v, width)
             s.annotate_verdict(v, col)
+    if files and len(files) > 1 and s.err.isatty() and not args.quiet and args.format == "text":
+        print("\r\033[K", end="", file=s.err, flush=True)
     elapsed = s.secs(time.perf_counter() - t0)
     s.checker.save_cache()
     if args.format == "text":
