@@ -26,12 +26,30 @@ hypotheses discharge), so every citation rewrites the instance the script means.
 
 from __future__ import annotations
 
+import functools
 import itertools
+import operator
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any
 
-from .spec import (BN, DW, GAP, SE, Act, Block, Conv, Dense, FromPixel, Layer, MaxPool, Net,
-                   Template, ToPixel)
+from .spec import (
+    BN,
+    DW,
+    GAP,
+    SE,
+    Act,
+    Block,
+    Conv,
+    Dense,
+    FromPixel,
+    Layer,
+    MaxPool,
+    Net,
+    Template,
+    ToPixel,
+)
 
 WRAP = 100
 
@@ -256,7 +274,7 @@ class Inst:
 
     lemma: str
     key: str
-    children: list["Inst"] = field(default_factory=list)
+    children: list[Inst] = field(default_factory=list)
 
 
 def rw_order(root: Inst | None) -> list[str]:
@@ -302,11 +320,18 @@ class Fresh:
 RepTerm = Callable[[str], tuple[str, "Inst | None"]]
 
 
-def rep_layer(layer: Layer, sin: Shape, sout: Shape, prev: RepTerm, fresh: Fresh) -> RepTerm:
-    """Replica r's forward of one layer (a function of the replica variable)."""
+def rep_layer(layer: Layer, sin: Shape, sout: Shape, prev: RepTerm, fresh: Fresh,
+              local: bool = False) -> RepTerm:
+    """Replica r's forward of one layer (a function of the replica variable).  With `local`, a
+    BatchNorm uses the replica's OWN batch statistics (plain DDP without SyncBatchNorm)."""
     c = sin.c
 
     def f(q: str) -> tuple[str, Inst | None]:
+        if isinstance(layer, BN) and local:
+            a, ch = prev(q)
+            H, W = sin.hw()
+            term = f"bnBatchLA N {c} {H} {W} ε {layer.g} {layer.bt} {par(a)}"
+            return term, Inst("den_bnSyncSiteLA", term, [ch] if ch else [])
         if isinstance(layer, BN):
             v = fresh()
             inner, ch = prev(v)
@@ -349,8 +374,15 @@ def _fwd_lemma(layer: Layer) -> str:
     raise TypeError(layer)
 
 
-def replica_forward(t: Template, tr: Trace, x: str = "x") -> RepTerm:
+def replica_forward(t: Template, tr: Trace, x: str = "x",
+                    local: Callable[[int], bool] = lambda j: False) -> RepTerm:
+    """Replica r's forward of a template; `local(j)` makes BatchNorm site `j` per-replica."""
     fresh = Fresh("q")
+    site = itertools.count()
+
+    def layer_at(layer, sin, sout, prev, fresh):   # numbers the BatchNorm sites
+        loc = local(next(site)) if isinstance(layer, BN) else False
+        return rep_layer(layer, sin, sout, prev, fresh, loc)
 
     def leaf(q: str) -> tuple[str, Inst | None]:
         return f"{x} {q}", None
@@ -358,13 +390,13 @@ def replica_forward(t: Template, tr: Trace, x: str = "x") -> RepTerm:
     cur: RepTerm = leaf
     i = 0
     while i < len(steps) and steps[i].path == "body":
-        cur = rep_layer(steps[i].layer, steps[i].sin, steps[i].sout, cur, fresh)
+        cur = layer_at(steps[i].layer, steps[i].sin, steps[i].sout, cur, fresh)
         i += 1
     body = cur
     if t.skip is not None:
         cur = leaf
         while i < len(steps) and steps[i].path == "skip":
-            cur = rep_layer(steps[i].layer, steps[i].sin, steps[i].sout, cur, fresh)
+            cur = layer_at(steps[i].layer, steps[i].sin, steps[i].sout, cur, fresh)
             i += 1
         skip = cur
         lem = {("addVB", False): "addVB_shard_nets", ("addVB", True): "addVB_shard_comm_nets",
@@ -377,7 +409,7 @@ def replica_forward(t: Template, tr: Trace, x: str = "x") -> RepTerm:
             return term, Inst(lem, term, [c for c in (ca, cb) if c])
         cur = merged
     while i < len(steps):
-        cur = rep_layer(steps[i].layer, steps[i].sin, steps[i].sout, cur, fresh)
+        cur = layer_at(steps[i].layer, steps[i].sin, steps[i].sout, cur, fresh)
         i += 1
     return cur
 
@@ -392,7 +424,7 @@ class CExpr:
     kind: str
     step: int = -1                  # link: index into the trace (or SE sub-link tag)
     sub: str = ""                   # SE sub-link name
-    args: list["CExpr"] = field(default_factory=list)
+    args: list[CExpr] = field(default_factory=list)
     ref: int = -1
     out: Shape | None = None        # shape of this cotangent
 
@@ -490,15 +522,16 @@ class Backward:
 
 def wrap_words(text: str, indent: str = "", width: int = WRAP) -> str:
     """Greedy line wrapping at spaces that are not inside a docstring (for generated code)."""
-    words = text.split(" ")
+    lead = text[: len(text) - len(text.lstrip(" "))]
+    words = text.lstrip(" ").split(" ")
     lines: list[str] = []
-    cur = ""
+    cur = lead
     for w in words:
-        if cur and len(cur) + 1 + len(w) > width:
+        if cur.strip() and len(cur) + 1 + len(w) > width:
             lines.append(cur)
             cur = indent + w
         else:
-            cur = f"{cur} {w}" if cur else w
+            cur = f"{cur} {w}" if cur.strip() else cur + w
     if cur:
         lines.append(cur)
     return "\n".join(lines)
@@ -517,76 +550,196 @@ class TemplateInfo:
     t: Template
     tr: Trace
     bw: Backward
-    hyps_sp: list[tuple[str, str]]
-    tie_conjuncts: list[tuple[str, str]]      # (tie lemma name, what) in the order of TTied
-    uses_leaf_direct: bool                    # some tie reads the block output cotangent itself
-    uses_leaf_family: bool                    # some named cotangent reads it (as a family)
+    tie_conjuncts: list[tuple[str, str]]      # (parameter, kit proposition) per tied parameter
+    PT: str                                   # the weight record's size
+    param_types: dict[str, str]               # parameter -> its size
+
+
+def materialize(t: Template, fn: Callable[[str], str]) -> Template:
+    """The template with every parameter name replaced by `fn(name)` (a term)."""
+    import dataclasses
+
+    def m(layer: Layer) -> Layer:
+        fields = {}
+        for f in ("W", "g", "bt", "b", "Wa", "ba", "Wb", "bb"):
+            if hasattr(layer, f) and f in {x.name for x in dataclasses.fields(layer)}:
+                fields[f] = fn(getattr(layer, f))
+        return dataclasses.replace(layer, **fields) if fields else layer  # type: ignore
+    return dataclasses.replace(
+        t, body=tuple(m(l) for l in t.body),
+        skip=None if t.skip is None else tuple(m(l) for l in t.skip),
+        post=tuple(m(l) for l in t.post))
+
+
+_IDENT = re.compile(r"[^\W\d][\w']*")
+
+#: every generated definition's parameters, in order (variables it mentions, then its own)
+SIGS: dict[str, list[str]] = {}
+
+
+class Sec:
+    """One generated file's `variable` section.
+
+    The engine adds to each declaration the `variable` binders it mentions (directly or through
+    the type of a mentioned binder), in declaration order, before its own binders.  This class
+    computes that list for every definition it writes (:data:`SIGS`) so that every call site
+    passes the arguments in the right order."""
+
+    def __init__(self, groups: list[tuple[list[str], str]]) -> None:
+        self.groups = groups
+        self.vars = [(n, ty) for names, ty in groups for n in names]
+
+    def header(self) -> str:
+        return wrap_words("variable " + " ".join(f"({' '.join(ns)} : {ty})"
+                                                 for ns, ty in self.groups), "    ") + "\n"
+
+    def included(self, text: str, own: set[str]) -> list[str]:
+        toks = set(_IDENT.findall(text))
+        chosen: set[str] = set()
+        changed = True
+        while changed:
+            changed = False
+            for n, ty in self.vars:
+                if n in toks and n not in own and n not in chosen:
+                    chosen.add(n)
+                    toks |= set(_IDENT.findall(ty))
+                    changed = True
+        return [n for n, _ in self.vars if n in chosen]
+
+    @staticmethod
+    def _own(own: list[tuple[str, str]]) -> str:
+        return " ".join(f"({n} : {ty})" for n, ty in own)
+
+    def defn(self, name: str, own: list[tuple[str, str]], ret: str, body: str, docstr: str
+             ) -> str:
+        SIGS[name] = self.included(f"{self._own(own)} {ret} {body}", {n for n, _ in own}) + \
+            [n for n, _ in own]
+        head = f"def {name} {self._own(own)}".rstrip()
+        return "\n".join([doc(docstr), wrap_words(f"{head} : {ret} :=", "    "),
+                          wrap_words("  " + body, "    "), ""])
+
+    def thm(self, name: str, own: list[tuple[str, str]], stmt: str, proof: str, docstr: str
+            ) -> str:
+        head = f"theorem {name} {self._own(own)}".rstrip()
+        return "\n".join([doc(docstr), wrap_words(f"{head} : {stmt} := by", "    "),
+                          wrap_words("  " + proof, "    "), ""])
+
+
+def call(name: str, env: dict[str, str]) -> str:
+    """`name` applied to its parameters, each looked up in `env`."""
+    return " ".join([name] + [par(env[p]) for p in SIGS[name]])
 
 
 class TemplateRenderer:
-    def __init__(self, t: Template) -> None:
-        self.t = t
-        self.tr = trace(t)
-        self.bw = Backward(t, self.tr)
-        self.sizes = " ".join(t.sizes)
-        self.pnames = [p for p in t.params()]
-        self.pbind = " ".join(f"({p} : Vec ({self.tr.param_types[p]}))" for p in self.pnames)
-        self.pargs = " ".join(self.pnames)
-        self.s_in = Shape(t.cin, t.level_in)
-        self.s_out = self.tr.out
-        self.n_in = self.s_in.size()
-        self.n_out = self.s_out.size()
-        self.hm_binders = " ".join(
-            f"(hm{k} : N * ({H} * {W}) ≠ 0)" for k, (H, W) in enumerate(self.tr.bn_spatials))
+    """Renders one template into one file with a `variable` section: the sizes, `ε`, the weight
+    record `θb` (and a direction `δb` of it), the block input (`x` at batch `N`, the replica
+    family `xr`, the global `X` at `R·N`) and the output cotangent (`dy`, `dys`, `DY`).  The
+    parameters are the record's named fields, `T_W1 c k θb`."""
 
-    # -- names
+    def __init__(self, t: Template) -> None:
+        self.orig = t
+        tr0 = trace(t)
+        self.pnames = [p for p in t.params()]
+        self.ptypes = tr0.param_types
+        self.PT = _compact_sum([self.ptypes[p] for p in self.pnames])
+        self.sizes = " ".join(t.sizes)
+        self.s_in = Shape(t.cin, t.level_in)
+        self.n_in = self.s_in.size()
+        self.n_out = tr0.out.size()
+        self.S = Sec([(["R", "N"] + list(t.sizes), "Nat"), (["ε"], "ℝ"),
+                      (["θb", "δb"], f"Vec ({self.PT})"),
+                      (["x"], f"Vec (N * ({self.n_in}))"),
+                      (["xr"], f"Fin R → Vec (N * ({self.n_in}))"),
+                      (["X"], f"Vec ((R * N) * ({self.n_in}))"),
+                      (["dy"], f"Vec (N * ({self.n_out}))"),
+                      (["dys"], f"Fin R → Vec (N * ({self.n_out}))"),
+                      (["DY"], f"Vec ((R * N) * ({self.n_out}))")])
+        self.field_defs = self._fields()
+        self.t = materialize(t, lambda p: f"({call(f'{t.name}_{p}', self.env())})")
+        self.tr = trace(self.t)
+        self.bw = Backward(self.t, self.tr)
+        self.orig_steps = tr0.steps
+        self.s_out = self.tr.out
+        self.hm = [(f"hm{k}", f"N * ({H} * {W}) ≠ 0")
+                   for k, (H, W) in enumerate(self.tr.bn_spatials)]
+
+    # -- environments for calls
+    def env(self, **kw: str) -> dict[str, str]:
+        e = {z: z for z in self.orig.sizes}
+        e.update(R="R", N="N", ε="ε", θb="θb", δb="δb", x="x", xr="xr", X="X", dy="dy",
+                 dys="dys", DY="DY", r="r")
+        e.update(kw)
+        return e
+
+    def genv(self, Nn: str, x: str, dy: str = "dy") -> dict[str, str]:
+        return self.env(N=Nn, x=x, dy=dy)
+
+    def _fields(self) -> list[str]:
+        out = []
+        off: list[str] = []
+        for k, p in enumerate(self.pnames):
+            ty = self.ptypes[p]
+            o = " + ".join(off + ["i"])
+            d = (f"`{self.T}`'s weight record: its parameters "
+                 f"{', '.join('`' + q + '`' for q in self.pnames)} laid end to end (conv "
+                 "biases are the shared zero, not parameters).  This field is `" + p + "`."
+                 if k == 0 else f"`{self.T}`: the field `{p}`.")
+            out.append(self.S.defn(f"{self.T}_{p}", [], f"Vec {par(ty)}",
+                                   f"fun (i : Fin {par(ty)}) => θb ({o})", d))
+            off.append(ty)
+        return out
+
     @property
     def T(self) -> str:
-        return self.t.name
+        return self.orig.name
 
     def cot_name(self, i: int, sync: bool) -> str:
         return f"{self.T}Cot{i}{'Sync' if sync else ''}"
 
-    # -- forward
+    def hyps_R(self) -> list[tuple[str, str]]:
+        return [("hR", "0 < R")] + self.hm
+
+    # -- forward (T2)
     def render_forward(self) -> list[str]:
         t, T = self.t, self.T
-        out = []
+        out = list(self.field_defs)
         _, gout = forward_terms(t, self.tr, "N", "x")
-        out.append(doc(f"{t.doc} Single device, batch statistics (`bnBatchLA`)."))
-        out.append(wrap_words(
-            f"def {T} (N {self.sizes} : Nat) (ε : ℝ) {self.pbind} (x : Vec (N * ({self.n_in}))) :"
-            f" Vec (N * ({self.n_out})) :=", "    "))
-        out.append(wrap_words("  " + gout, "    "))
-        out.append("")
-        rep = replica_forward(t, self.tr, "x")
-        rterm, root = rep("r")
-        out.append(doc(f"{t.doc} Replica `r`'s sync-BN graph: every BatchNorm is a `bnSyncSiteLA` "
-                       "over the replica family."))
-        out.append(wrap_words(
-            f"def {T}Sync (R N {self.sizes} : Nat) (ε : ℝ) {self.pbind} "
-            f"(x : Fin R → Vec (N * ({self.n_in}))) (r : Fin R) : Vec (N * ({self.n_out})) :=",
-            "    "))
-        out.append(wrap_words("  " + rterm, "    "))
-        out.append("")
-        order = rw_order(root)
-        out.append(doc(f"T2 for `{T}`: on every replica, the sync-BN block of the replica's "
-                       "shard is the shard of the single-device block at the global batch "
-                       "`R·N`."))
-        out.append(wrap_words(
-            f"theorem {T}_shard (R N {self.sizes} : Nat) (hR : 0 < R) {self.hm_binders} (ε : ℝ) "
-            f"{self.pbind} (x : Fin R → Vec (N * ({self.n_in}))) "
-            f"(X : Vec ((R * N) * ({self.n_in}))) "
-            f"(hx : ∀ r, x r = shard R N ({self.n_in}) X r) (r : Fin R) : "
-            f"{T}Sync R N {self.sizes} ε {self.pargs} x r = shard R N ({self.n_out}) "
-            f"({T} (R * N) {self.sizes} ε {self.pargs} X) r := by", "    "))
-        out.append(wrap_words(f"  unfold [{T}Sync]; rw [{', '.join(order)}]", "    "))
-        out.append("")
+        out.append(self.S.defn(T, [], f"Vec (N * ({self.n_out}))", gout,
+                               f"`{T}` on one device, batch statistics (`bnBatchLA`)."))
+        rterm, root = replica_forward(t, self.tr, "xr")("r")
+        out.append(self.S.defn(f"{T}Sync", [("r", "Fin R")], f"Vec (N * ({self.n_out}))",
+                               rterm, f"`{T}` on replica `r`: every BatchNorm a sync site "
+                               "(`bnSyncSiteLA`)."))
+        stmt = (f"{call(T + 'Sync', self.env())} = shard R N ({self.n_out}) "
+                f"({call(T, self.genv('(R * N)', 'X'))}) r")
+        out.append(self.S.thm(
+            f"{T}_shard", self.hyps_R() + [("hx", f"∀ r, xr r = shard R N ({self.n_in}) X r"),
+                                           ("r", "Fin R")], stmt,
+            f"unfold [{T}Sync]; rw [{', '.join(rw_order(root))}]",
+            f"T2 for `{T}`: on every replica the sync-BN block of the replica's shard is the "
+            "shard of the single-device block at `R·N`."))
         return out
 
-    # -- backward terms
+    # -- saved activations
+    def saved_name(self, i: int) -> str:
+        return f"{self.T}In{i}"
+
+    def saved_defs(self) -> list[str]:
+        ins, _ = forward_terms(self.t, self.tr, "N", "x")
+        out = []
+        for i, a in enumerate(ins):
+            if a == "x":
+                continue
+            n = self.tr.steps[i].sin.size()
+            out.append(self.S.defn(self.saved_name(i), [], f"Vec (N * ({n}))", a,
+                                   f"`{self.T}`: the input of layer {i}, saved."))
+        return out
+
     def saved_terms(self, Nn: str, x: str) -> dict[str, str]:
         ins, _ = forward_terms(self.t, self.tr, Nn, x)
-        sv = {f"in{i}": ins[i] for i in range(len(ins))}
+        sv = {f"in{i}": (x if ins[i] == x else call(self.saved_name(i), self.genv(Nn, x)))
+              for i in range(len(ins))}
+        ins = [sv[f"in{i}"] for i in range(len(ins))]
         for i, st in enumerate(self.tr.steps):
             if isinstance(st.layer, SE):
                 L = st.layer
@@ -663,8 +816,7 @@ class TemplateRenderer:
         if e.kind == "leaf":
             return dy
         if e.kind == "ref":
-            return (f"{self.cot_name(e.ref, False)} {Nn} {self.sizes} ε {self.pargs} "
-                    f"{par(x)} {par(dy)}")
+            return call(self.cot_name(e.ref, False), self.genv(Nn, x, dy))
         if e.kind == "add":
             a = self.global_cot(e.args[0], sv, Nn, x, dy)
             b = self.global_cot(e.args[1], sv, Nn, x, dy)
@@ -686,10 +838,10 @@ class TemplateRenderer:
         if isinstance(layer, BN):
             H, W = sin.hw()
             v = fresh()
-            inner = child(v)
+            fam = "dys" if e.args[0].kind == "leaf" else f"(fun ({v} : Fin R) => {child(v)})"
             term = (f"bnSyncInB R N {c} {H} {W} ε {layer.g} "
                     f"(fun ({v} : Fin R) => shard R N ({sin.size()}) ({sv[f'in{e.step}']}) {v}) "
-                    f"(fun ({v} : Fin R) => {inner}) {q}")
+                    f"{fam} {q}")
             return term, "bnSyncInB_scaled"
         d = par(child(q))
         if isinstance(layer, (Conv, DW, GAP, ToPixel, FromPixel, Dense)) or (
@@ -726,7 +878,7 @@ class TemplateRenderer:
         if e.kind == "leaf":
             return f"dys {q}", None
         if e.kind == "ref":
-            term = f"{self.cot_name(e.ref, True)} R N {self.sizes} ε {self.pargs} X dys {q}"
+            term = call(self.cot_name(e.ref, True), self.env(r=q))
             return term, Inst(f"{self.cot_name(e.ref, True)}_scaled", term)
         if e.kind == "add":
             a, ia = self.replica_cot(e.args[0], sv, q, fresh)
@@ -746,50 +898,30 @@ class TemplateRenderer:
     # -- backward rendering
     def render_backward(self) -> list[str]:
         T = self.T
-        out: list[str] = []
+        out: list[str] = self.saved_defs()
         svN = self.saved_terms("N", "x")
         svR = self.saved_terms("(R * N)", "X")
-        items = [(i, e) for i, e in enumerate(self.bw.named)]
+        items: list[tuple[int | None, CExpr]] = list(enumerate(self.bw.named))
+        assert self.bw.input_cot is not None
         items.append((None, self.bw.input_cot))
+        hdys = ("hdys", f"∀ r, dys r = shard R N ({self.n_out}) (R • DY) r")
         for i, e in items:
             gname = self.cot_name(i, False) if i is not None else f"{T}Back"
             rname = self.cot_name(i, True) if i is not None else f"{T}BackSync"
-            shape = e.out
-            assert shape is not None
-            n_e = shape.size()
-            what = ("the cotangent one of the block's parameter nodes reads"
-                    if i is not None else "the block input's cotangent")
-            body = self.global_cot_def(e, svN)
-            out.append(doc(f"`{T}` backward, single device: {what}."))
-            out.append(wrap_words(
-                f"def {gname} (N {self.sizes} : Nat) (ε : ℝ) {self.pbind} "
-                f"(x : Vec (N * ({self.n_in}))) (dy : Vec (N * ({self.n_out}))) : "
-                f"Vec (N * ({n_e})) :=", "    "))
-            out.append(wrap_words("  " + body, "    "))
-            out.append("")
-            fresh = Fresh("q")
-            rterm, root = self.replica_cot_def(e, svR, "r", fresh)
-            out.append(doc(f"`{T}` backward on replica `r`: {what} (BatchNorm links "
-                           "`bnSyncInB`, saved activations the shards of the single-device "
-                           "forward)."))
-            out.append(wrap_words(
-                f"def {rname} (R N {self.sizes} : Nat) (ε : ℝ) {self.pbind} "
-                f"(X : Vec ((R * N) * ({self.n_in}))) (dys : Fin R → Vec (N * ({self.n_out}))) "
-                f"(r : Fin R) : Vec (N * ({n_e})) :=", "    "))
-            out.append(wrap_words("  " + rterm, "    "))
-            out.append("")
-            order = rw_order(root)
-            out.append(doc(f"`{rname}` at `R ×` the shards of the output cotangent is `R ×` "
-                           "the shards of the single-device one."))
-            out.append(wrap_words(
-                f"theorem {rname}_scaled (R N {self.sizes} : Nat) (hR : 0 < R) "
-                f"{self.hm_binders} (ε : ℝ) {self.pbind} (X : Vec ((R * N) * ({self.n_in}))) "
-                f"(dys : Fin R → Vec (N * ({self.n_out}))) (DY : Vec ((R * N) * ({self.n_out}))) "
-                f"(hdys : ∀ r, dys r = shard R N ({self.n_out}) (R • DY) r) (r : Fin R) : "
-                f"{rname} R N {self.sizes} ε {self.pargs} X dys r = shard R N ({n_e}) "
-                f"(R • {gname} (R * N) {self.sizes} ε {self.pargs} X DY) r := by", "    "))
-            out.append(wrap_words(f"  unfold [{rname}]; rw [{', '.join(order)}]", "    "))
-            out.append("")
+            assert e.out is not None
+            n_e = e.out.size()
+            what = ("a parameter node's cotangent" if i is not None
+                    else "the block input's cotangent")
+            out.append(self.S.defn(gname, [], f"Vec (N * ({n_e}))", self.global_cot_def(e, svN),
+                                   f"`{T}` backward, single device: {what}."))
+            rterm, root = self.replica_cot(e, svR, "r", Fresh("q"))
+            out.append(self.S.defn(rname, [("r", "Fin R")], f"Vec (N * ({n_e}))", rterm,
+                                   f"`{T}` backward on replica `r`: {what}."))
+            stmt = (f"{call(rname, self.env())} = shard R N ({n_e}) "
+                    f"(R • {call(gname, self.genv('(R * N)', 'X', 'DY'))}) r")
+            out.append(self.S.thm(f"{rname}_scaled", self.hyps_R() + [hdys, ("r", "Fin R")], stmt,
+                                  f"unfold [{rname}]; rw [{', '.join(rw_order(root))}]",
+                                  f"`{rname}`: `R ×` the shards in, `R ×` the shards out."))
         return out
 
     def global_cot_def(self, e: CExpr, sv: dict[str, str]) -> str:
@@ -808,37 +940,34 @@ class TemplateRenderer:
         return self.replica_cot(e, sv, q, fresh)
 
     # -- ties
-    def node_cot(self, n: Node, sync: bool) -> str:
-        e = n.cot
-        if e.kind == "leaf":
-            return "dys" if sync else "DY"
-        assert e.kind == "ref"
-        if sync:
-            return (f"(fun (q : Fin R) => {self.cot_name(e.ref, True)} R N {self.sizes} ε "
-                    f"{self.pargs} X dys q)")
-        return f"({self.cot_name(e.ref, False)} (R * N) {self.sizes} ε {self.pargs} X DY)"
-
     def node_cot_at(self, n: Node, r: str) -> tuple[str, str]:
-        """(replica cotangent at `r`, global cotangent) as they appear in the unfolded tie."""
+        """(replica cotangent at `r`, global cotangent) of a node, as the ties read them."""
         e = n.cot
         if e.kind == "leaf":
             return f"dys {r}", "DY"
-        return (f"{self.cot_name(e.ref, True)} R N {self.sizes} ε {self.pargs} X dys {r}",
-                f"{self.cot_name(e.ref, False)} (R * N) {self.sizes} ε {self.pargs} X DY")
+        assert e.kind == "ref"
+        return (call(self.cot_name(e.ref, True), self.env(r=r)),
+                call(self.cot_name(e.ref, False), self.genv("(R * N)", "X", "DY")))
 
-    def render_ties(self) -> tuple[list[str], list[tuple[str, str]]]:
-        T = self.T
+    def node_family(self, n: Node) -> tuple[str, str]:
+        e = n.cot
+        if e.kind == "leaf":
+            return "dys", "DY"
+        return (f"(fun (rr : Fin R) => {call(self.cot_name(e.ref, True), self.env(r='rr'))})",
+                f"({call(self.cot_name(e.ref, False), self.genv('(R * N)', 'X', 'DY'))})")
+
+    def ties(self) -> list[dict]:
+        """One record per tied parameter: its kit proposition, the equation of one index as the
+        proposition unfolds, and the generic lemma that rewrites it (`nets/ops.lemma`)."""
         sv = self.saved_terms("(R * N)", "X")
-        out: list[str] = []
-        conj: list[str] = []
-        lemmas: list[tuple[str, str]] = []
-        tie_thms: list[str] = []
+        out: list[dict] = []
         for n in self.bw.nodes:
             st = self.tr.steps[n.step]
-            layer = st.layer
+            layer: Any = st.layer           # the node's kind says which layer it is
+            orig: Any = self.orig_steps[n.step].layer
             A = sv[n.saved]
-            cots, COT = self.node_cot(n, True), self.node_cot(n, False)
             cr, Cg = self.node_cot_at(n, "r")
+            fam, COT = self.node_family(n)
             if n.kind.startswith(("conv:", "dw:")):
                 H, W = st.sout.hw()
                 kind = n.kind.split(":")[1]
@@ -847,123 +976,138 @@ class TemplateRenderer:
                         ("xla", True): "ConvStridedXlaWSync", ("conv", False): "DepthwiseWSync",
                         ("strided", False): "DepthwiseStridedWSync",
                         ("xla", False): "DepthwiseStridedXlaWSync"}[(kind, isconv)]
-                cout = layer.cout if isconv else st.sin.c
-                conj.append(f"{prop} R N {H} {W} (zeroV {cout}) ({A}) {layer.W} {cots} {COT}")
-                lemmas.append((f"{T}_{layer.W}_tie", prop))
-                # the equation for one index, as the kit's definition unfolds
-                node = {("conv", True): "convWeightGradB", ("strided", True):
-                        "convStridedWeightGradB", ("xla", True): "convStridedXlaWeightGradB",
-                        ("conv", False): "depthwiseWeightGradB", ("strided", False):
-                        "depthwiseStridedWeightGradB", ("xla", False):
-                        "depthwiseStridedXlaWeightGradB"}[(kind, isconv)]
+                node = {"conv": "convWeightGradB", "strided": "convStridedWeightGradB",
+                        "xla": "convStridedXlaWeightGradB"}[kind] if isconv else {
+                        "conv": "depthwiseWeightGradB", "strided": "depthwiseStridedWeightGradB",
+                        "xla": "depthwiseStridedXlaWeightGradB"}[kind]
                 base = {"conv": "convW_tie", "strided": "convStridedW_tie",
                         "xla": "convStridedXlaW_tie"}[kind] if isconv else {
                         "conv": "dwW_tie", "strided": "dwStridedW_tie",
                         "xla": "dwStridedXlaW_tie"}[kind]
                 cin = st.sin.c
-                if isconv:
-                    szs = f"{cin} {cout} {H} {W} {layer.k} {layer.k}"
-                    idx_ty = f"{cout} * {cin} * {layer.k} * {layer.k}"
-                else:
-                    szs = f"{cin} {H} {W} {layer.k} {layer.k}"
-                    idx_ty = f"{cin} * {layer.k} * {layer.k}"
-                ain = st.sin.size()
+                cout = layer.cout if isconv else cin
+                szs = (f"{cin} {cout} {H} {W} {layer.k} {layer.k}" if isconv
+                       else f"{cin} {H} {W} {layer.k} {layer.k}")
+                ity = (f"{cout} * {cin} * {layer.k} * {layer.k}" if isconv
+                       else f"{cin} * {layer.k} * {layer.k}")
                 lhs = (f"allReduceMean R (fun (r : Fin R) => {node} N {szs} (zeroV {cout}) "
-                       f"(shard R N ({ain}) ({A}) r) {layer.W} ({cr})) idx")
-                rhs = f"{node} (R * N) {szs} (zeroV {cout}) ({A}) {layer.W} ({Cg}) idx"
-                tie_thms.append(self._tie_thm(f"{T}_{layer.W}_tie", n, f"(idx : Fin ({idx_ty}))",
-                                              lhs, rhs, base, f"one index of `{prop}` for `{layer.W}`"))
+                       f"(shard R N ({st.sin.size()}) ({A}) r) {layer.W} ({cr})) $i")
+                rhs = f"{node} (R * N) {szs} (zeroV {cout}) ({A}) {layer.W} ({Cg}) $i"
+                out.append({"param": orig.W, "prop": prop, "lemma": base, "ity": ity, "lhs": lhs, "rhs": rhs,
+                                "conj": f"{prop} R N {H} {W} (zeroV {cout}) ({A}) {layer.W} {fam} "
+                                     f"{COT}", "node": n})
             elif n.kind == "bn":
                 H, W = st.sin.hw()
                 c = st.sin.c
-                conj.append(f"BnSync R N {c} {H} {W} ε ({A}) {cots} {COT}")
-                lemmas.append((f"{T}_{layer.g}_tie", "BnSync.γ"))
-                lemmas.append((f"{T}_{layer.bt}_tie", "BnSync.β"))
                 nsz = st.sin.size()
-                lhs_g = (f"allReduceMean R (fun (r : Fin R) => bnSyncGammaGradB N {c} ({H} * {W}) ε "
-                         f"(reassocB N {c} {H} {W} (shard R N ({nsz}) ({A}) r)) "
+                conj = f"BnSync R N {c} {H} {W} ε ({A}) {fam} {COT}"
+                lhs_g = (f"allReduceMean R (fun (r : Fin R) => bnSyncGammaGradB N {c} ({H} * {W}) "
+                         f"ε (reassocB N {c} {H} {W} (shard R N ({nsz}) ({A}) r)) "
                          f"(reassocB N {c} {H} {W} ({cr})) (syncStats R N {c} ({H} * {W}) "
                          f"(fun (r' : Fin R) => reassocB N {c} {H} {W} "
-                         f"(shard R N ({nsz}) ({A}) r')))) k")
+                         f"(shard R N ({nsz}) ({A}) r')))) $i")
                 rhs_g = (f"bnGammaGradB (R * N) {c} ({H} * {W}) ε (reassocB (R * N) {c} {H} {W} "
-                         f"({A})) (reassocB (R * N) {c} {H} {W} ({Cg})) k")
-                tie_thms.append(self._tie_thm(f"{T}_{layer.g}_tie", n, f"(k : Fin {c})", lhs_g,
-                                              rhs_g, "bnGamma_tie",
-                                              f"one channel of `BnSync`'s γ half for `{layer.g}`"))
+                         f"({A})) (reassocB (R * N) {c} {H} {W} ({Cg})) $i")
                 lhs_b = (f"allReduceMean R (fun (r : Fin R) => bnBetaGradB N {c} ({H} * {W}) "
-                         f"(reassocB N {c} {H} {W} ({cr}))) k")
-                rhs_b = f"bnBetaGradB (R * N) {c} ({H} * {W}) (reassocB (R * N) {c} {H} {W} ({Cg})) k"
-                tie_thms.append(self._tie_thm(f"{T}_{layer.bt}_tie", n, f"(k : Fin {c})", lhs_b,
-                                              rhs_b, "bnBeta_tie",
-                                              f"one channel of `BnSync`'s β half for `{layer.bt}`"))
-            elif n.kind in ("dense", "se_a", "se_b"):
+                         f"(reassocB N {c} {H} {W} ({cr}))) $i")
+                rhs_b = (f"bnBetaGradB (R * N) {c} ({H} * {W}) (reassocB (R * N) {c} {H} {W} "
+                         f"({Cg})) $i")
+                out.append({"param": orig.g, "prop": "BnSync.γ", "lemma": "bnGamma_tie", "ity": c,
+                                "lhs": lhs_g, "rhs": rhs_g, "conj": conj, "node": n})
+                out.append({"param": orig.bt, "prop": "BnSync.β", "lemma": "bnBeta_tie", "ity": c,
+                                "lhs": lhs_b, "rhs": rhs_b, "conj": None, "node": n})
+            else:
                 if n.kind == "dense":
-                    a_w, c_w, Wn, bn_ = st.sin.c, layer.cout, layer.W, layer.b
+                    a_w, c_w, on = st.sin.c, layer.cout, (orig.W, orig.b)
                 elif n.kind == "se_a":
-                    a_w, c_w, Wn, bn_ = st.sin.c, layer.q, layer.Wa, layer.ba
+                    a_w, c_w, on = st.sin.c, layer.q, (orig.Wa, orig.ba)
                 else:
-                    a_w, c_w, Wn, bn_ = layer.q, st.sin.c, layer.Wb, layer.bb
-                conj.append(f"DenseSync R N ({A}) {cots} {COT}")
-                lemmas.append((f"{T}_{Wn}_tie", "DenseSync.W"))
-                lemmas.append((f"{T}_{bn_}_tie", "DenseSync.b"))
+                    a_w, c_w, on = layer.q, st.sin.c, (orig.Wb, orig.bb)
+                conj = f"DenseSync R N ({A}) {fam} {COT}"
                 lhs_w = (f"allReduceMean R (fun (r : Fin R) => denseWeightGradB N {a_w} {c_w} "
-                         f"(shard R N {a_w} ({A}) r) ({cr})) idx")
-                rhs_w = f"denseWeightGradB (R * N) {a_w} {c_w} ({A}) ({Cg}) idx"
-                tie_thms.append(self._tie_thm(f"{T}_{Wn}_tie", n, f"(idx : Fin ({a_w} * {c_w}))",
-                                              lhs_w, rhs_w, "denseW_tie",
-                                              f"one index of `DenseSync`'s weight half for `{Wn}`"))
-                lhs_b = (f"allReduceMean R (fun (r : Fin R) => denseBiasGradB N {c_w} ({cr})) j")
-                rhs_b = f"denseBiasGradB (R * N) {c_w} ({Cg}) j"
-                tie_thms.append(self._tie_thm(f"{T}_{bn_}_tie", n, f"(j : Fin {c_w})", lhs_b,
-                                              rhs_b, "denseBias_tie",
-                                              f"one index of `DenseSync`'s bias half for `{bn_}`"))
-            else:  # pragma: no cover
-                raise ValueError(n.kind)
-        head = (f"(R N {self.sizes} : Nat) (ε : ℝ) {self.pbind} "
-                f"(X : Vec ((R * N) * ({self.n_in}))) (dys : Fin R → Vec (N * ({self.n_out}))) "
-                f"(DY : Vec ((R * N) * ({self.n_out})))")
-        out.append(doc(f"The step tie of `{T}`: for each of its parameters, the all-reduce mean "
-                       "of the replicas' gradient nodes (replica cotangents from `dys`) is the "
-                       "single-device node at `R·N` (cotangents from `DY`)."))
-        out.append(wrap_words(f"def {T}Tied {head} : Prop :=", "    "))
-        out.append(wrap_words("  " + " ∧ ".join(conj), "    "))
-        out.append("")
-        out.extend(tie_thms)
-        props = sorted({p.split(".")[0] for _, p in lemmas})
-        out.append(doc(f"The block step tie of `{T}`: at `R ×` the shards of the output cotangent "
-                       "every parameter is DP-tied."))
-        out.append(wrap_words(
-            f"theorem {T}_syncTied (R N {self.sizes} : Nat) (hR : 0 < R) {self.hm_binders} "
-            f"(ε : ℝ) {self.pbind} (X : Vec ((R * N) * ({self.n_in}))) "
-            f"(dys : Fin R → Vec (N * ({self.n_out}))) (DY : Vec ((R * N) * ({self.n_out}))) "
-            f"(hdys : ∀ r, dys r = shard R N ({self.n_out}) (R • DY) r) : "
-            f"{T}Tied R N {self.sizes} ε {self.pargs} X dys DY := by", "    "))
-        out.append(wrap_words(f"  unfold [{T}Tied, {', '.join(props)}]; "
-                              f"rw [{', '.join(n for n, _ in lemmas)}]", "    "))
-        out.append("")
+                         f"(shard R N {a_w} ({A}) r) ({cr})) $i")
+                rhs_w = f"denseWeightGradB (R * N) {a_w} {c_w} ({A}) ({Cg}) $i"
+                lhs_b = (f"allReduceMean R (fun (r : Fin R) => denseBiasGradB N {c_w} ({cr})) $i")
+                rhs_b = f"denseBiasGradB (R * N) {c_w} ({Cg}) $i"
+                out.append({"param": on[0], "prop": "DenseSync.W", "lemma": "denseW_tie",
+                                "ity": f"{a_w} * {c_w}", "lhs": lhs_w, "rhs": rhs_w, "conj": conj, "node": n})
+                out.append({"param": on[1], "prop": "DenseSync.b", "lemma": "denseBias_tie",
+                                "ity": c_w, "lhs": lhs_b, "rhs": rhs_b, "conj": None, "node": n})
+        return out
+
+    def tie_cites(self, ties: list[dict], idx: str) -> list[str]:
+        """The rewrites that close every tie equation, in an order the engine follows: first
+        each named cotangent the ties read (once per distinct instance), then one generic tie
+        per DISTINCT equation (two β halves reading the same cotangent are one equation)."""
+        cites: list[str] = []
+        seen: set[str] = set()
+        for tie in ties:
+            e = tie["node"].cot
+            if e.kind == "ref":
+                key = f"ref{e.ref}"
+                if key not in seen:
+                    seen.add(key)
+                    cites.append(f"{self.cot_name(e.ref, True)}_scaled")
+        seen = set()
+        for tie in ties:
+            key = tie["lhs"].replace("$i", idx)
+            if key not in seen:
+                seen.add(key)
+                cites.append(tie["lemma"])
+        return cites
+
+    def render_ties(self) -> tuple[list[str], list[tuple[str, str]]]:
+        T = self.T
+        ties = self.ties()
+        out: list[str] = []
+        conj = [t["conj"] for t in ties if t["conj"]]
+        out.append(self.S.defn(
+            f"{T}Tied", [], "Prop", " ∧ ".join(conj),
+            f"The step tie of `{T}` in the kit's form: for each parameter, the all-reduce mean of "
+            "the replicas' gradient nodes (replica cotangents from `dys`) is the single-device "
+            "node at `R·N` (cotangents from `DY`)."))
+        props = sorted({t["prop"].split(".")[0] for t in ties})
+        hdys = ("hdys", f"∀ r, dys r = shard R N ({self.n_out}) (R • DY) r")
+        out.append(self.S.thm(
+            f"{T}_syncTied", self.hyps_R() + [hdys], call(f"{T}Tied", self.env()),
+            f"unfold [{T}Tied, {', '.join(props)}]; rw [{', '.join(self.tie_cites(ties, '$k'))}]",
+            f"The block step tie of `{T}`: at `R ×` the shards of the output cotangent every "
+            "parameter is DP-tied."))
+        by_param = {t["param"]: t for t in ties}
+        sync_terms, glob_terms = [], []
+        for p in self.pnames:
+            t = by_param[p]
+            dp = f"({call(f'{self.T}_{p}', self.env(θb='δb'))})"
+            sync_terms.append(f"(∑ (i : Fin ({t['ity']})), {dp} i * {t['lhs'].replace('$i', 'i')})")
+            glob_terms.append(f"(∑ (i : Fin ({t['ity']})), {dp} i * {t['rhs'].replace('$i', 'i')})")
+        out.append(self.S.defn(
+            f"{T}PairSync", [], "ℝ", " + ".join(sync_terms),
+            f"`{T}`'s all-reduced gradient paired with a direction `δb` of its weights: "
+            "`Σ_p ⟨δb_p, mean_r (replica r's gradient node of p)⟩`."))
+        out.append(self.S.defn(
+            f"{T}Pair", [], "ℝ", " + ".join(glob_terms),
+            f"`{T}`'s single-device gradient at `R·N` paired with `δb`."))
+        out.append(self.S.thm(
+            f"{T}Pair_eq", self.hyps_R() + [hdys],
+            f"{call(T + 'PairSync', self.env())} = {call(T + 'Pair', self.env())}",
+            f"unfold [{T}PairSync]; rw [{', '.join(self.tie_cites(ties, 'i'))}]",
+            f"`{T}` step tie, paired form: at `R ×` the shards of the output cotangent the "
+            "all-reduced gradient is the single-device gradient in every direction `δb`."))
+        lemmas = [(t["param"], t["prop"]) for t in ties]
         return out, lemmas
 
-    def _tie_thm(self, name: str, n: Node, idx_binder: str, lhs: str, rhs: str, base: str,
-                 what: str) -> str:
-        pre = []
-        if n.cot.kind == "ref":
-            pre.append(f"{self.cot_name(n.cot.ref, True)}_scaled")
-        lines = [doc(f"`{self.T}`: {what}, at `R ×` the shards of the output cotangent."),
-                 wrap_words(
-                     f"theorem {name} (R N {self.sizes} : Nat) (hR : 0 < R) {self.hm_binders} "
-                     f"(ε : ℝ) {self.pbind} (X : Vec ((R * N) * ({self.n_in}))) "
-                     f"(dys : Fin R → Vec (N * ({self.n_out}))) "
-                     f"(DY : Vec ((R * N) * ({self.n_out}))) "
-                     f"(hdys : ∀ r, dys r = shard R N ({self.n_out}) (R • DY) r) {idx_binder} : "
-                     f"{lhs} = {rhs} := by", "    "),
-                 wrap_words(f"  rw [{', '.join(pre + [base])}]", "    "), ""]
-        return "\n".join(lines)
-
     def info(self, lemmas) -> TemplateInfo:
-        leaf_direct = any(n.cot.kind == "leaf" for n in self.bw.nodes)
-        leaf_family = any(n.cot.kind == "ref" for n in self.bw.nodes)
-        return TemplateInfo(self.t, self.tr, self.bw, self.tr.bn_spatials, lemmas, leaf_direct,
-                            leaf_family)
+        return TemplateInfo(self.t, self.tr, self.bw, lemmas, self.PT, self.ptypes)
+
+
+def _compact_sum(terms: list[str]) -> str:
+    """`a + b + a` as `2 * a + b`: the weight record's size, shorter (the engine compares sizes
+    as polynomials, so any equal spelling types the same vectors)."""
+    counts: dict[str, int] = {}
+    for t in terms:
+        key = " * ".join(f for f in (x.strip() for x in t.split("*")) if f != "1") or "1"
+        counts[key] = counts.get(key, 0) + 1
+    return " + ".join(k if n == 1 else f"{n} * {k}" for k, n in counts.items())
 
 
 def _link_lemma(layer: Layer, sub: str) -> str:
@@ -987,15 +1131,9 @@ def _link_lemma(layer: Layer, sub: str) -> str:
 
 # --------------------------------------------------------------------------- networks
 
-def nested(v: int, base: int) -> str:
-    """`v = base · 2^L` written `(2 * (2 * … base))`, the form every block lemma's `2 * h` meets."""
-    L = 0
-    while v > base:
-        assert v % 2 == 0, (v, base)
-        v //= 2
-        L += 1
-    assert v == base, (v, base)
-    return spat(L, str(base))
+def nested(level: int, base: str) -> str:
+    """`base · 2^level` written `(2 * (2 * … base))`: the form every block lemma's `2 * h` meets."""
+    return spat(level, base)
 
 
 def _eval_size(expr: str, vals: dict[str, str]) -> tuple[int, int]:
@@ -1023,16 +1161,25 @@ class BlockInst:
 
 
 class NetRenderer:
-    def __init__(self, net: Net, infos: dict[str, TemplateInfo]) -> None:
+    def __init__(self, net: Net, infos: dict[str, TemplateInfo],
+                 groups: dict[str, str] | None = None) -> None:
         self.net = net
         self.infos = infos
+        groups = groups or {}
+        self.groups: list[str] = []
+        for b in net.blocks:
+            g = groups.get(b.template.name, "")
+            if g not in self.groups:
+                self.groups.append(g)
         self.insts: list[BlockInst] = []
-        res = net.resolution
+        self.KX = "K q" if net.symbolic else "K"
+        self.hq = f" (hq : 0 < {net.base})" if net.symbolic else ""
+        res = net.input_level
         for b in net.blocks:
             t = b.template
             info = infos[t.name]
-            h_val = res // (2 ** t.level_in)
-            assert h_val * (2 ** t.level_in) == res, (b.prefix, res)
+            h_val = res - t.level_in
+            assert h_val >= 0, (b.prefix, res)
             args = {}
             for s in t.sizes:
                 if s in ("h", "w"):
@@ -1041,213 +1188,240 @@ class NetRenderer:
                     args[s] = "K"
                 else:
                     args[s] = str(b.sizes[s])
-            sub = lambda e: _subst_sizes(e, args)  # noqa: E731
-            n_in = sub(Shape(t.cin, t.level_in).size())
-            n_out = sub(info.tr.out.size())
+            n_in = _subst_sizes(Shape(t.cin, t.level_in).size(), args)
+            n_out = _subst_sizes(info.tr.out.size(), args)
             out_res = h_val if info.tr.out.sp == 0 else None
             self.insts.append(BlockInst(b, info, args, res, out_res, n_in, n_out))
             res = out_res if out_res is not None else res
-        # parameters: offsets in θ
-        self.params: list[tuple[str, str, str, str]] = []   # (accessor, size text, offset, tmpl p)
+        # parameters: one weight record per block, laid end to end in θ
+        self.slices: list[tuple[str, str, str, BlockInst]] = []   # (accessor, size, offset, bi)
+        self.n_params = 0
         off_c, off_k = 0, 0
         for bi in self.insts:
+            info = bi.info
+            size_text = _subst_sizes(info.PT, bi.args)
+            c, k = 0, 0
             for p in bi.block.template.params():
-                ty = bi.info.tr.param_types[p]
-                size_text = _subst_sizes(ty, bi.args)
-                c, k = _eval_size(ty, bi.args)
-                off = _poly_text(off_c, off_k)
-                self.params.append((f"{net.short}_{bi.block.prefix}_{p}", size_text, off, p))
-                off_c += c
-                off_k += k
+                pc, pk = _eval_size(info.param_types[p], bi.args)
+                c += pc
+                k += pk
+                self.n_params += 1
+            self.slices.append((f"{net.short}_{bi.block.prefix}", size_text,
+                                _poly_text(off_c, off_k), bi))
+            off_c += c
+            off_k += k
         self.P = _poly_text(off_c, off_k)
         self.theta = f"(θ : Vec ({self.P}))"
-        self.acc = {(bi.block.prefix, p): f"({net.short}_{bi.block.prefix}_{p} K θ)"
-                    for bi in self.insts for p in bi.block.template.params()}
         self.n0 = self.insts[0].n_in
 
-    def block_args(self, bi: BlockInst) -> str:
-        t = bi.block.template
-        sizes = " ".join(bi.args[s] for s in t.sizes)
-        params = " ".join(self.acc[(bi.block.prefix, p)] for p in t.params())
-        return f"{sizes} ε {params}"
+    def imports(self, step: bool) -> list[str]:
+        mods = _IMPORTS_KIT + ["nets.ops"]
+        seen: list[str] = []
+        for bi in self.insts:
+            if bi.block.template.name not in seen:
+                seen.append(bi.block.template.name)
+        mods += [f"nets.blocks.{t}" for t in seen]
+        return mods
+
+    def slice_of(self, bi: BlockInst, v: str = "θ") -> str:
+        return f"({self.net.short}_{bi.block.prefix} K {v})"
+
+    def tenv(self, bi: BlockInst, **kw: str) -> dict[str, str]:
+        """The arguments of block `bi`'s template definitions."""
+        e = dict(bi.args)
+        e.update(R="R", N="N", ε="ε", θb=self.slice_of(bi), δb=self.slice_of(bi, "δθ"), r="r")
+        e.update(kw)
+        return e
+
+    def nenv(self, **kw: str) -> dict[str, str]:
+        e = {"R": "R", "N": "N", "K": "K", "q": "q", "ε": "ε", "θ": "θ", "δθ": "δθ", "x": "x", "xr": "xr", "X": "X",
+                 "g": "g", "G": "G", "gs": "gs", "r": "r"}
+        e.update(kw)
+        return e
+
+    def hyps(self) -> list[tuple[str, str]]:
+        h = [("hR", "0 < R"), ("hN", "0 < N")]
+        if self.net.symbolic:
+            h.append(("hq", f"0 < {self.net.base}"))
+        return h
+
+    def sizes_group(self) -> list[str]:
+        return ["R", "N", "K"] + (["q"] if self.net.symbolic else [])
 
     # ---- T2
     def render_fwd(self) -> str:
-        net = self.net
+        net, s = self.net, self.net.short
+        B = len(self.insts)
+        S = Sec([(self.sizes_group(), "Nat"), (["ε"], "ℝ"), (["θ"], f"Vec ({self.P})"),
+                 (["x"], f"Vec (N * ({self.n0}))"), (["xr"], f"Fin R → Vec (N * ({self.n0}))"),
+                 (["X"], f"Vec ((R * N) * ({self.n0}))")])
         out = [_gen_header(net.title + ": parameters and the forward tie (T2)", net), ""]
-        out += [f"import {m}" for m in _IMPORTS_T2]
-        out.append("")
-        out.append(doc(f"The size of {net.title}'s flat weight vector θ at `K` classes: every "
-                       f"parameter below is a named slice of it ({len(self.params)} "
-                       f"parameters; conv biases are the shared zero)."))
-        out.append(f"def {net.short}ParamCount (K : Nat) : Nat := {self.P}")
-        out.append("")
-        for acc, size_text, off, p in self.params:
-            out.append(wrap_words(
-                f"def {acc} (K : Nat) {self.theta} : Vec ({size_text}) := "
-                f"fun (i : Fin ({size_text})) => θ ({off} + i)", "    "))
-        out.append("")
-        # single device
-        term = "x"
-        for bi in self.insts:
-            term = f"{bi.block.template.name} N {self.block_args(bi)} {par(term)}"
-        out.append(doc(f"{net.title}, single device: batch-statistics BatchNorm at batch `N` "
-                       f"(input {net.cin}×{net.resolution}×{net.resolution}, `K` classes)."))
-        out.append(wrap_words(
-            f"def {net.fwd_name} (N K : Nat) (ε : ℝ) {self.theta} (x : Vec (N * ({self.n0}))) : "
-            f"Vec (N * K) :=", "    "))
-        out.append(wrap_words("  " + term, "    "))
-        out.append("")
-        # replica
-        fam = "x"
-        for k, bi in enumerate(self.insts):
-            call = f"{bi.block.template.name}Sync R N {self.block_args(bi)} {fam}"
-            if k == len(self.insts) - 1:
-                term = f"{call} r"
-            else:
-                fam = f"(fun (q{k + 1} : Fin R) => {call} q{k + 1})"
-        out.append(doc(f"{net.title}, replica `r`'s data-parallel graph: every BatchNorm site "
-                       "all-reduces its statistics (`bnSyncSiteLA`)."))
-        out.append(wrap_words(
-            f"def {net.sync_name} (R N K : Nat) (ε : ℝ) {self.theta} "
-            f"(x : Fin R → Vec (N * ({self.n0}))) (r : Fin R) : Vec (N * K) :=", "    "))
-        out.append(wrap_words("  " + term, "    "))
-        out.append("")
-        order = [f"{bi.block.template.name}_shard" for bi in self.insts]
-        out.append(doc(f"T2 for {net.title}: on every replica, the sync-BN forward of the "
-                       f"replica's shard is the shard of the single-device batch-BN forward at "
-                       f"the global batch `R·N`."))
-        out.append(wrap_words(
-            f"theorem {net.t2_name} (R N K : Nat) (hR : 0 < R) (hN : 0 < N) (ε : ℝ) {self.theta} "
-            f"(x : Fin R → Vec (N * ({self.n0}))) (X : Vec ((R * N) * ({self.n0}))) "
-            f"(hx : ∀ r, x r = shard R N ({self.n0}) X r) (r : Fin R) : "
-            f"{net.sync_name} R N K ε θ x r = shard R N K ({net.fwd_name} (R * N) K ε θ X) r := by",
-            "    "))
-        out.append(wrap_words(f"  unfold [{net.sync_name}]; rw [{', '.join(order)}]", "    "))
-        out.append("")
+        out += [f"import {m}" for m in self.imports(step=False)] + ["", S.header()]
+        for k, (acc, size_text, off, bi) in enumerate(self.slices):
+            o = f"{off} + i" if off != "0" else "i"
+            d = (f"{net.title}'s weights θ at `K` classes: the blocks' weight records laid end "
+                 f"to end ({self.n_params} parameters; conv biases are the shared zero).  This "
+                 f"is block `{bi.block.prefix}`'s record." if k == 0 else
+                 f"Block `{bi.block.prefix}`'s weight record.")
+            out.append(S.defn(acc, [], f"Vec ({size_text})",
+                              f"fun (i : Fin ({size_text})) => θ ({o})", d))
+
+        def act(k: int, Nn: str, x: str) -> str:
+            return x if k == 0 else f"({call(f'{s}Act{k}', self.nenv(N=Nn, x=x))})"
+        for k in range(1, B):
+            bi = self.insts[k - 1]
+            out.append(S.defn(f"{s}Act{k}", [], f"Vec (N * ({bi.n_out}))",
+                              call(bi.block.template.name, self.tenv(bi, x=act(k - 1, "N", "x"))),
+                              f"Single device: the input of block {k} "
+                              f"(`{self.insts[k].block.prefix}`)."))
+        last = self.insts[-1]
+        out.append(S.defn(net.fwd_name, [], "Vec (N * K)",
+                          call(last.block.template.name, self.tenv(last, x=act(B - 1, "N", "x"))),
+                          f"{net.title}, single device: batch-statistics BatchNorm at batch `N` "
+                          f"(input {net.cin}×{net.resolution_text}×{net.resolution_text}, `K` "
+                          "classes)."))
+        hx = ("hx", f"∀ r, xr r = shard R N ({self.n0}) X r")
+
+        def sact(k: int) -> str:
+            return "xr" if k == 0 else \
+                f"(fun (rq : Fin R) => {call(f'{s}SyncAct{k}', self.nenv(r='rq'))})"
+        for k in range(1, B):
+            bi = self.insts[k - 1]
+            out.append(S.defn(f"{s}SyncAct{k}", [("r", "Fin R")], f"Vec (N * ({bi.n_out}))",
+                              call(bi.block.template.name + "Sync",
+                                   self.tenv(bi, xr=sact(k - 1))),
+                              f"Replica `r`: the input of block {k} in the data-parallel graph."))
+            cites = ([] if k == 1 else [f"{s}SyncAct{k - 1}_shard"]) + \
+                [f"{bi.block.template.name}_shard"]
+            stmt = (f"{call(f'{s}SyncAct{k}', self.nenv())} = shard R N ({bi.n_out}) "
+                    f"{act(k, '(R * N)', 'X')} r")
+            out.append(S.thm(f"{s}SyncAct{k}_shard", self.hyps() + [hx, ("r", "Fin R")], stmt,
+                             f"unfold [{s}SyncAct{k}]; rw [{', '.join(cites)}]",
+                             f"T2 up to block {k}: the replica prefix is the shard of the "
+                             "single-device prefix at `R·N`."))
+        out.append(S.defn(net.sync_name, [("r", "Fin R")], "Vec (N * K)",
+                          call(last.block.template.name + "Sync",
+                               self.tenv(last, xr=sact(B - 1))),
+                          f"{net.title}, replica `r`'s data-parallel graph: every BatchNorm site "
+                          "all-reduces its statistics (`bnSyncSiteLA`)."))
+        stmt = (f"{call(net.sync_name, self.nenv())} = shard R N K "
+                f"({call(net.fwd_name, self.nenv(N='(R * N)', x='X'))}) r")
+        out.append(S.thm(net.t2_name, self.hyps() + [hx, ("r", "Fin R")], stmt,
+                         f"unfold [{net.sync_name}]; rw [{s}SyncAct{B - 1}_shard, "
+                         f"{last.block.template.name}_shard]",
+                         f"T2 for {net.title}: on every replica, the sync-BN forward of the "
+                         "replica's shard is the shard of the single-device batch-BN forward at "
+                         "the global batch `R·N`."))
         return "\n".join(out)
 
     # ---- T3
     def render_step(self) -> str:
         net, s = self.net, self.net.short
         B = len(self.insts)
+        S = Sec([(self.sizes_group(), "Nat"), (["ε"], "ℝ"), (["θ", "δθ"], f"Vec ({self.P})"),
+                 (["x"], f"Vec (N * ({self.n0}))"), (["X"], f"Vec ((R * N) * ({self.n0}))"),
+                 (["g"], "Vec (N * K)"), (["G"], "Vec ((R * N) * K)"),
+                 (["gs"], "Fin R → Vec (N * K)")])
         out = [_gen_header(net.title + ": the step tie (T3) and its smoothed-CE corollary", net),
                ""]
-        out += [f"import {m}" for m in _IMPORTS_T3] + [f"import nets.{net.key}", ""]
-        # forward prefixes
-        for k in range(1, B):
-            bi = self.insts[k - 1]
-            prev = "x" if k == 1 else f"({s}Act{k - 1} N K ε θ x)"
-            out.append(doc(f"The input of block {k} (`{self.insts[k].block.prefix}`): the "
-                           "single-device forward prefix."))
-            out.append(wrap_words(
-                f"def {s}Act{k} (N K : Nat) (ε : ℝ) {self.theta} (x : Vec (N * ({self.n0}))) : "
-                f"Vec (N * ({bi.n_out})) := {bi.block.template.name} N {self.block_args(bi)} "
-                f"{prev}", "    "))
-        out.append("")
+        out += [f"import {m}" for m in self.imports(step=True)] + [f"import nets.{net.key}", "",
+                                                                   S.header()]
 
         def act(k: int, Nn: str, x: str) -> str:
-            return x if k == 0 else f"({s}Act{k} {Nn} K ε θ {x})"
-        # global cotangents at block outputs
+            return x if k == 0 else f"({call(f'{s}Act{k}', self.nenv(N=Nn, x=x))})"
+
+        def cot(k: int) -> str:
+            return "G" if k == B - 1 else \
+                f"({call(f'{s}Cot{k}', self.nenv(N='(R * N)', x='X', g='G'))})"
+
+        def fam(k: int) -> str:
+            return "gs" if k == B - 1 else \
+                f"(fun (rq : Fin R) => {call(f'{s}CotSync{k}', self.nenv(r='rq'))})"
         for k in range(B - 2, -1, -1):
             nb = self.insts[k + 1]
-            nxt = "G" if k + 1 == B - 1 else f"({s}Cot{k + 1} N K ε θ x G)"
-            out.append(doc(f"Single device: the cotangent at the output of block {k} "
-                           f"(`{self.insts[k].block.prefix}`), from the loss cotangent `G`."))
-            out.append(wrap_words(
-                f"def {s}Cot{k} (N K : Nat) (ε : ℝ) {self.theta} (x : Vec (N * ({self.n0}))) "
-                f"(G : Vec (N * K)) : Vec (N * ({self.insts[k].n_out})) := "
-                f"{nb.block.template.name}Back N {self.block_args(nb)} {act(k + 1, 'N', 'x')} {nxt}",
-                "    "))
-        out.append("")
+            nxt = "g" if k + 1 == B - 1 else f"({call(f'{s}Cot{k + 1}', self.nenv())})"
+            out.append(S.defn(f"{s}Cot{k}", [], f"Vec (N * ({self.insts[k].n_out}))",
+                              call(nb.block.template.name + "Back",
+                                   self.tenv(nb, x=act(k + 1, "N", "x"), dy=nxt)),
+                              f"Single device: the cotangent at the output of block {k} "
+                              f"(`{self.insts[k].block.prefix}`), from the loss cotangent `g`."))
         for k in range(B - 2, -1, -1):
             nb = self.insts[k + 1]
-            nxt = "gs" if k + 1 == B - 1 else \
-                f"(fun (q : Fin R) => {s}CotSync{k + 1} R N K ε θ X gs q)"
-            out.append(doc(f"Replica `r`: the cotangent at the output of block {k} "
-                           f"(`{self.insts[k].block.prefix}`), from the replicas' loss cotangents "
-                           "`gs` (BatchNorm links `bnSyncInB`)."))
-            out.append(wrap_words(
-                f"def {s}CotSync{k} (R N K : Nat) (ε : ℝ) {self.theta} "
-                f"(X : Vec ((R * N) * ({self.n0}))) (gs : Fin R → Vec (N * K)) (r : Fin R) : "
-                f"Vec (N * ({self.insts[k].n_out})) := {nb.block.template.name}BackSync R N "
-                f"{self.block_args(nb)} {act(k + 1, '(R * N)', 'X')} {nxt} r", "    "))
-        out.append("")
-        common = (f"(R N K : Nat) (hR : 0 < R) (hN : 0 < N) (ε : ℝ) {self.theta} "
-                  f"(X : Vec ((R * N) * ({self.n0})))")
+            out.append(S.defn(f"{s}CotSync{k}", [("r", "Fin R")],
+                              f"Vec (N * ({self.insts[k].n_out}))",
+                              call(nb.block.template.name + "BackSync",
+                                   self.tenv(nb, X=act(k + 1, "(R * N)", "X"), dys=fam(k + 1))),
+                              f"Replica `r`: the cotangent at the output of block {k}, from the "
+                              "replicas' loss cotangents `gs` (BatchNorm links `bnSyncInB`)."))
+        hgs = ("hgs", "∀ r, gs r = shard R N K (R • G) r")
         for k in range(B - 2, -1, -1):
             nb = self.insts[k + 1]
             cites = ([] if k + 1 == B - 1 else [f"{s}CotSync{k + 1}_scaled"]) + \
                 [f"{nb.block.template.name}BackSync_scaled"]
-            out.append(doc(f"Replica cotangents at `R ×` the shards of `G` stay `R ×` the shards "
-                           f"down to the output of block {k}."))
-            out.append(wrap_words(
-                f"theorem {s}CotSync{k}_scaled {common} (G : Vec ((R * N) * K)) "
-                f"(gs : Fin R → Vec (N * K)) (hgs : ∀ r, gs r = shard R N K (R • G) r) "
-                f"(r : Fin R) : {s}CotSync{k} R N K ε θ X gs r = shard R N "
-                f"({self.insts[k].n_out}) (R • {s}Cot{k} (R * N) K ε θ X G) r := by", "    "))
-            out.append(wrap_words(f"  unfold [{s}CotSync{k}]; rw [{', '.join(cites)}]", "    "))
-        out.append("")
-        # the predicate
-        conj = []
+            stmt = (f"{call(f'{s}CotSync{k}', self.nenv())} = shard R N "
+                    f"({self.insts[k].n_out}) (R • {cot(k)}) r")
+            out.append(S.thm(f"{s}CotSync{k}_scaled", self.hyps() + [hgs, ("r", "Fin R")], stmt,
+                             f"unfold [{s}CotSync{k}]; rw [{', '.join(cites)}]",
+                             f"Replica cotangents at `R ×` the shards of `G` stay `R ×` the "
+                             f"shards down to the output of block {k}."))
+        sync_terms, glob_terms = [], []
         for k, bi in enumerate(self.insts):
-            dys = "gs" if k == B - 1 else f"(fun (q : Fin R) => {s}CotSync{k} R N K ε θ X gs q)"
-            DY = "G" if k == B - 1 else f"({s}Cot{k} (R * N) K ε θ X G)"
-            conj.append(f"{bi.block.template.name}Tied R N {self.block_args(bi)} "
-                        f"{act(k, '(R * N)', 'X')} {dys} {DY}")
-        n_tied = sum(len(bi.info.tie_conjuncts) for bi in self.insts)
-        out.append(doc(f"The step tie of {net.title}: for every one of its {n_tied} parameters, "
-                       "the all-reduce mean of the replicas' gradient nodes (replica cotangents "
-                       "from `gs`, saved activations the shards of the single-device forward) "
-                       "is the single-device gradient node at `R·N` (cotangents from `G`)."))
-        out.append(wrap_words(
-            f"def {net.tied_name} (R N K : Nat) (ε : ℝ) {self.theta} "
-            f"(X : Vec ((R * N) * ({self.n0}))) (G : Vec ((R * N) * K)) "
-            f"(gs : Fin R → Vec (N * K)) : Prop :=", "    "))
-        out.append(wrap_words("  " + " ∧\n  ".join(conj), "    "))
-        out.append("")
-        unfolds = [net.tied_name] + sorted({f"{bi.block.template.name}Tied" for bi in self.insts})
-        props = sorted({p.split(".")[0] for bi in self.insts for _, p in bi.info.tie_conjuncts})
-        cites = self._t3_cites()
-        out.append(doc(f"T3 for {net.title}: replica loss cotangents at `R ×` the shards of the "
-                       "global one tie every parameter (the all-reduce mean of the replicas' "
-                       "gradient nodes is the single-device node at `R·N`)."))
-        out.append(wrap_words(
-            f"theorem {net.t3_name} {common} (G : Vec ((R * N) * K)) (gs : Fin R → Vec (N * K)) "
-            f"(hgs : ∀ r, gs r = shard R N K (R • G) r) : {net.tied_name} R N K ε θ X G gs := by",
-            "    "))
-        out.append(wrap_words(f"  unfold [{', '.join(unfolds + props)}];", "    "))
-        out.append(wrap_words(f"  rw [{', '.join(cites)}]", "    "))
-        out.append("")
-        logits = f"({net.fwd_name} (R * N) K ε θ X)"
-        G = (f"(unrowB (R * N) K (smoothedLossCotGraph (R * N) K α (R * B) "
-             f"(rowB (R * N) K {logits}) T))")
-        gs = (f"(fun (r : Fin R) => unrowB N K (smoothedLossCotGraph N K α B "
-              f"(rowB N K (shard R N K {logits} r)) (shard R N (1 * K) T r)))")
-        out.append(doc(f"T3 for {net.title} with the smoothed cross-entropy loss: each replica "
-                       "divides its cotangent by its own batch `B`, the single-device step by "
-                       "`R·B` (`replicaLossCot_eq` discharges the cotangent hypothesis); logits "
-                       "are the single-device forward at `R·N`, targets `T` global."))
-        out.append(wrap_words(
-            f"theorem {net.t3_name}_smoothedCE {common} (T : Vec ((R * N) * (1 * K))) (α B : ℝ) : "
-            f"{net.tied_name} R N K ε θ X {G} {gs} := by", "    "))
-        out.append(wrap_words(f"  unfold [{', '.join(unfolds + props)}];", "    "))
-        out.append(wrap_words(f"  rw [{', '.join(['replicaLossCot_eq'] + cites)}]", "    "))
-        out.append("")
+            t = bi.block.template
+            X = act(k, "(R * N)", "X")
+            sync_terms.append(call(f"{t.name}PairSync", self.tenv(bi, X=X, dys=fam(k))))
+            glob_terms.append(call(f"{t.name}Pair", self.tenv(bi, X=X, DY=cot(k))))
+        n_tied = self.tied_count()
+        out.append(S.defn(f"{s}GradSync", [], "ℝ", " +\n  ".join(sync_terms),
+                          f"{net.title}: the all-reduce mean of the replicas' gradients of θ "
+                          "(replica cotangents from `gs`, every BatchNorm link `bnSyncInB`, "
+                          "saved activations the shards of the single-device forward), paired "
+                          "with a direction `δθ`: `Σ_p ⟨δθ_p, mean_r (replica r's gradient node "
+                          f"of p)⟩` over its {n_tied} parameters `p`."))
+        out.append(S.defn(f"{s}Grad", [], "ℝ", " +\n  ".join(glob_terms),
+                          f"{net.title}: the single-device gradient of θ at `R·N` (cotangents "
+                          "from `G`), paired with `δθ`."))
+        out.append(S.defn(
+            net.tied_name, [], "Prop",
+            f"∀ (dθ : Vec ({self.P})), {call(f'{s}GradSync', self.nenv(δθ='dθ'))} = "
+            f"{call(f'{s}Grad', self.nenv(δθ='dθ'))}",
+            f"The step tie of {net.title}: in every direction `dθ` the all-reduced gradient is "
+            f"the single-device gradient.  The {n_tied} parameter slices partition θ, so this "
+            "says, parameter by parameter (take `dθ` supported on one slice, one index), that "
+            "the all-reduce mean of the replicas' gradient nodes is the single-device gradient "
+            "node at `R·N` (block by block in the kit's `ConvWSync` / `BnSync` / `DenseSync` "
+            "form: the templates' `T_syncTied`)."))
+        cites = [f"{s}CotSync{k}_scaled" for k in range(B - 1)] + \
+            [f"{bi.block.template.name}Pair_eq" for bi in self.insts]
+        out.append(S.thm(f"{net.t3_name}_pair", self.hyps() + [hgs],
+                         f"{call(f'{s}GradSync', self.nenv())} = {call(f'{s}Grad', self.nenv())}",
+                         f"unfold [{s}GradSync]; rw [{', '.join(cites)}]",
+                         f"T3 for {net.title} in one direction `δθ`: the cotangent chain "
+                         "(`…CotSynck_scaled`), then one paired block tie per block "
+                         "(`TPair_eq`)."))
+        out.append(S.thm(net.t3_name, self.hyps() + [hgs], call(net.tied_name, self.nenv()),
+                         f"unfold [{net.tied_name}]; rw [{net.t3_name}_pair]",
+                         f"T3 for {net.title}: replica loss cotangents at `R ×` the shards of the "
+                         "global one tie every parameter: the all-reduce mean of the replicas' "
+                         "gradient nodes is the single-device node at `R·N`."))
+        logits = f"({call(net.fwd_name, {**self.nenv(), 'N': '(R * N)', 'x': 'X'})})"
+        Gx = (f"(unrowB (R * N) K (smoothedLossCotGraph (R * N) K α (R * B) "
+              f"(rowB (R * N) K {logits}) T))")
+        gsx = (f"(fun (r : Fin R) => unrowB N K (smoothedLossCotGraph N K α B "
+               f"(rowB N K (shard R N K {logits} r)) (shard R N (1 * K) T r)))")
+        out.append(S.thm(
+            f"{net.t3_name}_smoothedCE", self.hyps() + [("T", "Vec ((R * N) * (1 * K))"),
+                                                       ("α B", "ℝ")],
+            call(net.tied_name, self.nenv(G=Gx, gs=gsx)),
+            f"unfold [{net.tied_name}]; rw [replicaLossCot_eq, {net.t3_name}_pair]",
+            f"T3 for {net.title} with the smoothed cross-entropy loss: each replica divides its "
+            "cotangent by its own batch `B`, the single-device step by `R·B` "
+            "(`replicaLossCot_eq` discharges the cotangent hypothesis); logits are the "
+            "single-device forward at `R·N`, targets `T` global."))
         return "\n".join(out)
 
-    def _t3_cites(self) -> list[str]:
-        s = self.net.short
-        B = len(self.insts)
-        cites: list[str] = []
-        for k, bi in enumerate(self.insts[:-1]):
-            n = int(bi.info.uses_leaf_direct) + int(bi.info.uses_leaf_family)
-            cites += [f"{s}CotSync{k}_scaled"] * n
-        for bi in self.insts:
-            cites += [name for name, _ in bi.info.tie_conjuncts]
-        return cites
-
     def tied_count(self) -> int:
+        """Parameters tied by T3: one per parameter slice (BatchNorm γ and β, dense W and b,
+        the four SE tensors each count one)."""
         return sum(len(bi.info.tie_conjuncts) for bi in self.insts)
 
 
@@ -1272,23 +1446,21 @@ def _poly_text(c: int, k: int) -> str:
 
 _IMPORTS_KIT = ["kit.defs", "kit.relabel", "kit.pointwise", "kit.bn_site", "kit.shard",
                 "kit.homog", "kit.collectives", "kit.divisor"]
-_IMPORTS_T2 = _IMPORTS_KIT + ["nets.ops", "nets.blocks"]
-_IMPORTS_T3 = _IMPORTS_KIT + ["nets.ops", "nets.blocks", "nets.blocks_step"]
 
 GEN_COMMAND = "python -m shardproof.nets render"
 
 
 def _gen_header(title: str, net: Net | None = None, extra: str = "") -> str:
     lines = [f"/-! # {title}", "",
-             f"GENERATED FILE — do not edit.  Written by `{GEN_COMMAND}` from the network "
+             (f"GENERATED FILE — do not edit.  Written by `{GEN_COMMAND}` from the network "
              "descriptions in `src/shardproof/nets/` (see `docs/networks.md`); "
-             "`tests/test_nets.py` checks that it is up to date."]
+             "`tests/test_nets.py` checks that it is up to date.")]
     if net is not None:
-        lines += ["", f"{net.title}: {len(net.blocks)} blocks, "
+        lines += ["", (f"{net.title}: {len(net.blocks)} blocks, "
                   f"{net.bn_count()} BatchNorm sites, {len(net.params())} parameters "
                   f"(the repository's census: {net.census} parameters, {net.bn_sites} BN sites); "
-                  f"input {net.cin}×{net.resolution}×{net.resolution} written "
-                  f"`2 * (2 * … {net.base})` so that every stride-2 lemma's `2 * h` meets it."]
+                  f"input {net.cin}×{net.resolution_text}×{net.resolution_text} written "
+                  f"`2 * (2 * … {net.base})` so that every stride-2 lemma's `2 * h` meets it.")]
         lines += [""] + [f"* {n}" for n in net.notes]
     if extra:
         lines += ["", extra]
@@ -1296,44 +1468,134 @@ def _gen_header(title: str, net: Net | None = None, extra: str = "") -> str:
     return "\n".join(lines)
 
 
-def render_blocks(templates: list[Template]) -> tuple[str, str, dict[str, TemplateInfo]]:
-    """The two template files (forward, step) and the info the nets need."""
-    fwd = [_gen_header("Block templates of the five nets: forwards and forward ties (T2)",
-                       extra=_BLOCKS_DOC), ""]
-    fwd += [f"import {m}" for m in _IMPORTS_KIT + ["nets.ops"]] + [""]
-    step = [_gen_header("Block templates of the five nets: backward chains and step ties (T3)",
-                        extra=_BLOCKS_STEP_DOC), ""]
-    step += [f"import {m}" for m in _IMPORTS_KIT + ["nets.ops", "nets.blocks"]] + [""]
-    infos: dict[str, TemplateInfo] = {}
+def render_template_file(t: Template) -> tuple[str, TemplateInfo]:
+    """One template's file: forward and forward tie (T2), backward, ties and the paired step tie
+    (T3), all over one `variable` section."""
+    tr = TemplateRenderer(t)
+    out = [_gen_header(f"Block template `{t.name}`", extra=t.doc + "\n\n" + _BLOCKS_DOC), ""]
+    out += [f"import {m}" for m in _IMPORTS_KIT + ["nets.ops"]] + ["", tr.S.header()]
+    out += tr.render_forward()
+    out += tr.render_backward()
+    ties, lemmas = tr.render_ties()
+    out += ties
+    return "\n".join(out), tr.info(lemmas)
+
+
+def render_blocks(templates: list[Template]) -> tuple[dict[str, str], dict[str, TemplateInfo]]:
+    """{path: text} of the template files, and the info the nets need."""
+    files, infos = {}, {}
     for t in templates:
+        text, info = render_template_file(t)
+        files[f"nets/blocks/{t.name}.lemma"] = text + "\n"
+        infos[t.name] = info
+    return files, infos
+
+
+_BLOCKS_DOC = """Stated at VARIABLE shapes (channel widths, kernels and spatial extents are binders), so each
+lemma is proved once for every block that instantiates the template.  The weights are one record
+`θb` with a named field per parameter (conv biases are the shared zero).
+
+* T2: the single-device forward `T` (BatchNorm at the batch's own statistics), the replica graph
+  `TSync` (every BatchNorm a sync site over the replica family `xr`), and `T_shard`: on every
+  replica the sync block of its shard is the shard of the single-device block at `R·N` (one
+  link lemma per layer: `nets/ops.lemma`, `kit/bn_site.lemma`, `kit/pointwise.lemma`).
+* T3: the saved activations `TInI`, the single-device backward as named cotangents (`TCotI`, the
+  cotangents the parameter nodes read; `TBack`, the block input's), their replica twins
+  (`…Sync`: every BatchNorm link `bnSyncInB`, every other link per example, saved activations
+  the shards of the single-device forward at `R·N`), `…Sync_scaled` (`R ×` the shards of the
+  output cotangent in, `R ×` the shards of the single-device cotangent out), the block's ties in
+  the kit's form (`TTied`, `T_syncTied`) and paired with a weight direction `δb`
+  (`TPairSync`, `TPair`, `TPair_eq`: one equation per block, what the net-level tie rewrites
+  with).
+
+What is NOT claimed: that the replicas' inputs are the shards (hypotheses `hx`, `hdys`); that the
+saved activations are what the sync forward computes (that is T2); the optimizer; bf16."""
+
+
+# --------------------------------------------------------------------------- the negative
+
+def render_negative(net: Net, infos: dict[str, TemplateInfo],
+                    groups: dict[str, str] | None = None) -> str:
+    """Plain DDP (per-replica BatchNorm) versions of `net`'s blocks and of the whole net, with the
+    forward-tie statements that must FAIL: for every template, `TLocal_shard` (every BatchNorm
+    per-replica) and `TLocalSiteJ_shard` (only site `J` per-replica, the others synchronised),
+    and for the net `…_local` (every BatchNorm per-replica).  For `tests/`, not `lemmas/`."""
+    nr = NetRenderer(net, infos, groups)
+    nr.render_fwd()                        # registers the net's definitions' parameters
+    out = [_gen_header(f"{net.title} with per-replica BatchNorm (no SyncBatchNorm): must FAIL",
+                       extra="Every statement here is FALSE.  `tests/test_nets.py` checks the "
+                             "block and site statements in forward order and reports the first "
+                             "that comes out `refuted` (the first diverging BatchNorm site); "
+                             "the whole-net statement must not come out `proved`."), ""]
+    out += [f"import {m}" for m in nr.imports(step=False)] + [f"import nets.{net.key}", ""]
+    seen: list[str] = []
+    for bi in nr.insts:
+        t = bi.block.template
+        if t.name in seen or not t.bn_count():
+            continue
+        seen.append(t.name)
         tr = TemplateRenderer(t)
-        fwd.append(f"-- ---- {t.name}: {t.doc}")
-        fwd += tr.render_forward()
-        step.append(f"-- ---- {t.name}: {t.doc}")
-        step += tr.render_backward()
-        ties, lemmas = tr.render_ties()
-        step += ties
-        infos[t.name] = tr.info(lemmas)
-    return "\n".join(fwd), "\n".join(step), infos
-
-
-_BLOCKS_DOC = """Every block of the five nets is an instance of one of these templates, stated at VARIABLE shapes
-(channel widths, kernel size, spatial extents are binders), so each block lemma is proved once.
-For each template `T`: the single-device forward `T` (BatchNorm at the batch's own statistics),
-the replica graph `TSync` (every BatchNorm a sync site over the replica family), and
-`T_shard`: on every replica the sync block of the replica's shard is the shard of the
-single-device block at `R·N`.  Proved by rewriting with one link lemma per layer
-(`nets/ops.lemma`, `kit/bn_site.lemma`, `kit/pointwise.lemma`, `kit/relabel.lemma`).
-
-What is NOT claimed: that the replicas' inputs are the shards (hypothesis `hx`)."""
-
-_BLOCKS_STEP_DOC = """For each template `T`: the single-device backward as named cotangents (`TCotI`, one per
-cotangent a parameter node reads; `TBack`, the block input's), the replica twins (`TCotISync`,
-`TBackSync`: every BatchNorm link `bnSyncInB`, every other link per example, saved activations
-the shards of the single-device forward at `R·N`), the lemmas `…Sync_scaled` (`R ×` the shards of
-the output cotangent in, `R ×` the shards of the single-device cotangent out), the block's tie
-proposition `TTied` (the kit's `ConvWSync` / `BnSync` / `DenseSync` … for each parameter), one
-equation per parameter `T_P_tie` and the block theorem `T_syncTied`.
-
-What is NOT claimed: that the saved activations are computed by the sync forward (that is T2);
-the optimizer; bf16 (catalog §5)."""
+        binders = (f"(R N {tr.sizes} : Nat) (ε : ℝ) (θb : Vec ({tr.PT})) "
+                   f"(xr : Fin R → Vec (N * ({tr.n_in})))")
+        variants = [("Local", lambda j: True)] + \
+            [(f"LocalSite{j}", functools.partial(operator.eq, j)) for j in range(t.bn_count())]
+        for suffix, loc in variants:
+            term, _ = replica_forward(tr.t, tr.tr, "xr", loc)("r")
+            name = f"{t.name}{suffix}"
+            SIGS[name] = ["R", "N", *t.sizes, "ε", "θb", "xr", "r"]
+            out.append(doc(f"`{t.name}` with per-replica BatchNorm "
+                           f"({'every site' if suffix == 'Local' else 'site ' + suffix[9:]})."))
+            out.append(wrap_words(f"def {name} {binders} (r : Fin R) : "
+                                  f"Vec (N * ({tr.n_out})) :=", "    "))
+            out.append(wrap_words("  " + term, "    "))
+            hm = " ".join(f"({n} : {ty})" for n, ty in tr.hm)
+            out.append(doc(f"FALSE: `{name}` is not the shard of the single-device block."))
+            out.append(wrap_words(
+                f"theorem {name}_shard {binders} (hR : 0 < R) {hm} "
+                f"(X : Vec ((R * N) * ({tr.n_in}))) (hx : ∀ r, xr r = shard R N ({tr.n_in}) X r) "
+                f"(r : Fin R) : {call(name, tr.env())} = shard R N ({tr.n_out}) "
+                f"({call(t.name, tr.genv('(R * N)', 'X'))}) r", "    "))
+            out.append("")
+    s = net.short
+    B = len(nr.insts)
+    nb = f"(R N {nr.KX} : Nat) (ε : ℝ) {nr.theta} (xr : Fin R → Vec (N * ({nr.n0})))"
+    hyps = " ".join(f"({n} : {ty})" for n, ty in nr.hyps())
+    for k in range(1, B + 1):
+        bi = nr.insts[k - 1]
+        t = bi.block.template
+        fam = "xr" if k == 1 else \
+            f"(fun (rq : Fin R) => {call(f'{s}LocalAct{k - 1}', nr.nenv(r='rq'))})"
+        callee = f"{t.name}Local" if t.bn_count() else f"{t.name}Sync"
+        body = call(callee, nr.tenv(bi, xr=fam))
+        name = f"{s}LocalAct{k}" if k < B else f"{net.sync_name}Local"
+        SIGS[name] = ["R", "N", "K"] + (["q"] if net.symbolic else []) + ["ε", "θ", "xr", "r"]
+        n_out = bi.n_out if k < B else "K"
+        out.append(doc(f"{net.title} with per-replica BatchNorm, through block {k - 1} "
+                       f"(`{bi.block.prefix}`)."))
+        out.append(wrap_words(f"def {name} {nb} (r : Fin R) : Vec (N * ({n_out})) := {body}",
+                              "    "))
+        if k < B:
+            lem = f"{t.name}Local_shard" if t.bn_count() else f"{t.name}_shard"
+            cites = ([] if k == 1 else [f"{s}LocalAct{k - 1}_shard"]) + [lem]
+            out.append(doc(f"FALSE from block {k - 1} on: the per-replica-BN prefix is not the "
+                           "shard of the single-device prefix."))
+            act = call(f"{s}Act{k}", nr.nenv(N="(R * N)", x="X"))
+            out.append(wrap_words(
+                f"theorem {s}LocalAct{k}_shard {nb} {hyps} (X : Vec ((R * N) * ({nr.n0}))) "
+                f"(hx : ∀ r, xr r = shard R N ({nr.n0}) X r) (r : Fin R) : "
+                f"{call(name, nr.nenv())} = shard R N ({bi.n_out}) ({act}) r := by", "    "))
+            out.append(wrap_words(f"  unfold [{name}]; rw [{', '.join(cites)}]", "    "))
+    out.append("")
+    last = nr.insts[-1].block.template
+    lem = f"{last.name}Local_shard" if last.bn_count() else f"{last.name}_shard"
+    fwd = call(net.fwd_name, nr.nenv(N="(R * N)", x="X"))
+    out.append(doc(f"FALSE: {net.title} trained data-parallel with per-replica BatchNorm is not "
+                   "the single-device batch-BN forward at `R·N`."))
+    out.append(wrap_words(
+        f"theorem {net.t2_name}_local {nb} {hyps} (X : Vec ((R * N) * ({nr.n0}))) "
+        f"(hx : ∀ r, xr r = shard R N ({nr.n0}) X r) (r : Fin R) : "
+        f"{call(net.sync_name + 'Local', nr.nenv())} = shard R N K ({fwd}) r := by", "    "))
+    out.append(wrap_words(f"  unfold [{net.sync_name}Local]; rw [{s}LocalAct{B - 1}_shard, {lem}]",
+                          "    "))
+    out.append("")
+    return "\n".join(out)

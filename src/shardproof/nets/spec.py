@@ -25,7 +25,6 @@ average pooling the activation is flat (`Vec (N * c)`); MobileNetV4's head relab
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
 
 # --------------------------------------------------------------------------- layers
 
@@ -112,7 +111,7 @@ class Dense:
     b: str
 
 
-Layer = Union[Conv, DW, BN, Act, SE, MaxPool, GAP, ToPixel, FromPixel, Dense]
+Layer = Conv | DW | BN | Act | SE | MaxPool | GAP | ToPixel | FromPixel | Dense
 
 
 def layer_params(layer: Layer) -> list[str]:
@@ -195,12 +194,22 @@ class Net:
     tied_name: str           # step-tie predicate
     t3_name: str             # step-tie capstone
     cin: int
-    resolution: int          # input height = width (224)
-    base: int                # smallest spatial extent (7): sizes are written 2·(2·(…base))
+    base: str                # smallest spatial extent: "7" (224 input), or a binder "q"
+    input_level: int         # the input extent is 2^input_level · base (5: 224 = 32 · 7)
     blocks: list[Block]
     census: int              # the repo's parameter count (nets.md)
     bn_sites: int            # the repo's BN-site count (nets.md)
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def symbolic(self) -> bool:
+        """Is the resolution a binder (ResNet-50's `q`: input `32·q`)?"""
+        return not self.base.isdigit()
+
+    @property
+    def resolution_text(self) -> str:
+        f = 2 ** self.input_level
+        return str(f * int(self.base)) if not self.symbolic else f"{f}{self.base}"
 
     def params(self) -> list[tuple[str, Block, str]]:
         """(accessor name, block, template parameter) for every parameter, in forward order."""

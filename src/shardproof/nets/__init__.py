@@ -1,0 +1,28 @@
+"""Network descriptions of the five data-parallel nets and their renderer.
+
+``NETS`` maps a key (``resnet34`` …) to its :class:`~shardproof.nets.spec.Net`; ``TEMPLATES`` is
+the list of block templates in render order.  ``python -m shardproof.nets render`` writes the
+`.lemma` files under ``lemmas/nets/``; see ``docs/networks.md``.
+"""
+
+from __future__ import annotations
+
+from . import efficientnet_b0, mobilenetv2, mobilenetv4, resnet34, resnet50
+from .spec import Net, Template
+
+NETS: dict[str, Net] = {m.NET.key: m.NET for m in
+                        (resnet34, resnet50, efficientnet_b0, mobilenetv2, mobilenetv4)}
+
+
+def templates() -> list[Template]:
+    out: list[Template] = []
+    seen: set[str] = set()
+    for net in NETS.values():
+        for b in net.blocks:
+            if b.template.name not in seen:
+                seen.add(b.template.name)
+                out.append(b.template)
+    return out
+
+
+__all__ = ["NETS", "Net", "Template", "templates"]

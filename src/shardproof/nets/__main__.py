@@ -1,0 +1,47 @@
+"""`python -m shardproof.nets render [--check] [--out DIR]`: write (or check) the generated files.
+
+Writes `lemmas/nets/*.lemma` (the nets' forward and step ties) and
+`tests/nets_negative/*_perreplica.lemma` (the per-replica-BatchNorm statements that must fail).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .files import render_all, render_negatives
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m shardproof.nets")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("render", help="write the generated .lemma files")
+    r.add_argument("--out", default=None, help="lemma root (default: the repository's lemmas/)")
+    r.add_argument("--check", action="store_true",
+                   help="do not write; exit 1 when a generated file is missing or stale")
+    args = ap.parse_args(argv)
+    repo = Path(__file__).resolve().parents[3]
+    root = Path(args.out) if args.out else repo / "lemmas"
+    targets = [(root / rel, text) for rel, text in render_all().items()]
+    if not args.out:
+        targets += [(repo / "tests" / rel, text) for rel, text in render_negatives().items()]
+    stale = []
+    for p, text in targets:
+        rel = p
+        if args.check:
+            if not p.exists() or p.read_text(encoding="utf-8") != text:
+                stale.append(str(rel))
+        else:
+            p.parent.mkdir(parents=True, exist_ok=True)
+            if not p.exists() or p.read_text(encoding="utf-8") != text:
+                p.write_text(text, encoding="utf-8")
+                print(f"wrote {p}")
+    if args.check and stale:
+        print("stale generated files: " + ", ".join(stale), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

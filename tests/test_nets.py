@@ -1,0 +1,180 @@
+"""The five networks: generated files, census, the proofs, the negative, numeric parity.
+
+* the generated `.lemma` files (``lemmas/nets/``, ``tests/nets_negative/``) are what
+  ``python -m shardproof.nets render`` writes from the descriptions;
+* every net has the repository's BN-site count and parameter census, and T3 ties every parameter;
+* every theorem of ``lemmas/nets/`` is proved — T2, T3 and the smoothed-CE corollary per net;
+* with per-replica BatchNorm (plain DDP) the block statements checked in forward order come out
+  `refuted` at the first BN site (the stem's), and the whole-net statement is not proved;
+* numerically, the replica programs agree with the single-device program (and do not with
+  per-replica BatchNorm), and the single-device backward is the gradient of the loss.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from shardproof.check import Checker, Options, lemma_files
+from shardproof.nets import NETS, templates
+from shardproof.nets.files import render_all, render_negatives
+from shardproof.nets.render import NetRenderer, render_blocks
+from shardproof.nets.spec import BN
+from shardproof.parity import run_parity
+
+REPO = Path(__file__).resolve().parents[1]
+LEMMAS = REPO / "lemmas"
+NEG = REPO / "tests" / "nets_negative"
+
+
+# --------------------------------------------------------------------------- generated files
+
+def test_generated_files_are_up_to_date():
+    stale = [rel for rel, text in render_all().items()
+             if not (LEMMAS / rel).exists() or (LEMMAS / rel).read_text(encoding="utf-8") != text]
+    stale += [rel for rel, text in render_negatives().items()
+              if not (REPO / "tests" / rel).exists()
+              or (REPO / "tests" / rel).read_text(encoding="utf-8") != text]
+    assert not stale, f"regenerate with `python -m shardproof.nets render`: {stale}"
+
+
+def test_generated_files_say_so():
+    for rel in render_all():
+        head = (LEMMAS / rel).read_text(encoding="utf-8")[:600]
+        assert "GENERATED FILE" in head and "python -m shardproof.nets render" in head, rel
+    # and nothing stale is left behind: every .lemma under lemmas/nets/ is generated or ops
+    generated = set(render_all())
+    for f in (LEMMAS / "nets").rglob("*.lemma"):
+        rel = f.relative_to(LEMMAS).as_posix()
+        assert rel in generated or rel == "nets/ops.lemma", f"stale file {rel}"
+
+
+# --------------------------------------------------------------------------- census
+
+@pytest.mark.parametrize("key", sorted(NETS))
+def test_census_matches_the_repository(key):
+    net = NETS[key]
+    assert net.bn_count() == net.bn_sites
+    assert len(net.params()) == net.census
+    _, infos = render_blocks(templates())
+    assert NetRenderer(net, infos).tied_count() == net.census
+
+
+def test_census_identity():
+    """nets.md §1.3: tied = 3 × BN sites + 2, plus 4 per SE block for B0."""
+    for net in NETS.values():
+        se = sum(1 for b in net.blocks for l in b.template.layers()
+                 if type(l).__name__ == "SE")
+        assert len(net.params()) == 3 * net.bn_count() + 2 + 4 * se
+
+
+def test_block_lists_follow_nets_md():
+    r34 = NETS["resnet34"]
+    assert [b.prefix for b in r34.blocks][:6] == ["stem", "s1b0", "s1b1", "s1b2", "d2", "s2b0"]
+    b0 = NETS["efficientnet_b0"]
+    kinds = [b.template.name for b in b0.blocks]
+    assert kinds.count("b0MbStrided") == 4 and kinds.count("b0MbWide") == 2
+    mnv4 = NETS["mobilenetv4"]
+    names = [b.template.name for b in mnv4.blocks]
+    assert names.count("mnv4ExtraDWStrided") + names.count("mnv4ExtraDW") == 13
+    assert names.count("mnv4ConvNeXt") == 4 and names.count("mnv4Ffn") == 4
+
+
+# --------------------------------------------------------------------------- the proofs
+
+@pytest.fixture(scope="module")
+def library_verdicts():
+    ck = Checker(Options(search_seconds=0.0))
+    out = {}
+    for f in lemma_files([LEMMAS / "kit", LEMMAS / "nets"]):
+        for v in ck.check_file(f):
+            out[v.name] = (v.verdict, str(f), v.reason)
+    return out
+
+
+def test_every_net_theorem_is_proved(library_verdicts):
+    bad = {n: v for n, v in library_verdicts.items()
+           if "/nets/" in v[1].replace("\\", "/") and v[0] != "proved"}
+    assert not bad, bad
+
+
+@pytest.mark.parametrize("key", sorted(NETS))
+def test_t2_t3_and_corollary_per_net(library_verdicts, key):
+    net = NETS[key]
+    for name in (net.t2_name, net.t3_name, net.t3_name + "_smoothedCE"):
+        assert library_verdicts.get(name, ("missing",))[0] == "proved", name
+
+
+# --------------------------------------------------------------------------- the negative
+
+@pytest.fixture(scope="module")
+def negative_root(tmp_path_factory):
+    root = tmp_path_factory.mktemp("negroot")
+    shutil.copytree(LEMMAS, root, dirs_exist_ok=True)
+    (root / "negative").mkdir()
+    for f in NEG.glob("*.lemma"):
+        shutil.copy(f, root / "negative" / f.name)
+    ck = Checker(Options(search_seconds=5.0))
+    for f in lemma_files([root / "kit", root / "nets" / "ops.lemma", root / "nets" / "blocks"]):
+        ck.check_file(f)
+    return root, ck
+
+
+def first_diverging_site(root: Path, ck: Checker, key: str):
+    """Check the per-replica-BN site statements in forward order; the first refuted one."""
+    net = NETS[key]
+    ck.check_file(root / "nets" / f"{key}.lemma")
+    lf = ck.load(root / "negative" / f"{key}_perreplica.lemma")
+    by_name = {g.name: g for g in lf.own}
+    for block in net.blocks:
+        t = block.template
+        sites = [l for l in t.layers() if isinstance(l, BN)]
+        for j, site in enumerate(sites):
+            g = by_name[f"{t.name}LocalSite{j}_shard"]
+            v = ck.verdicts.get(g.name) or ck.check_theorem(g, lf)
+            if v.verdict == "refuted":
+                return block.prefix, site.g, v
+            assert v.verdict != "proved", g.name
+    return None
+
+
+@pytest.mark.parametrize("key", sorted(NETS))
+def test_per_replica_bn_is_refuted_at_the_first_site(negative_root, key):
+    root, ck = negative_root
+    found = first_diverging_site(root, ck, key)
+    assert found is not None
+    prefix, _gamma, v = found
+    assert prefix == "stem"              # the stem's BatchNorm is every net's first BN site
+    assert v.counterexample is not None
+    # every block with per-replica BN is refuted as a whole too, and the net is not proved
+    lf = ck.load(root / "negative" / f"{key}_perreplica.lemma")
+    opts = ck.options
+    ck.options = Options(search_seconds=0.0)
+    try:
+        for g in lf.own:
+            if g.kind == "theorem" and (g.name.endswith("_local") or "LocalAct" in g.name):
+                assert ck.check_theorem(g, lf).verdict != "proved", g.name
+    finally:
+        ck.options = opts
+
+
+# --------------------------------------------------------------------------- numeric parity
+
+@pytest.mark.parametrize("key", sorted(NETS))
+def test_parity_sync_bn(key):
+    r = run_parity(NETS[key], R=2, N=2, width=0.125)
+    assert r.forward_max_rel < 1e-9 and r.grad_max_rel < 1e-8, r
+
+
+@pytest.mark.parametrize("key", ["resnet34", "efficientnet_b0", "mobilenetv4"])
+def test_parity_per_replica_bn_differs(key):
+    r = run_parity(NETS[key], R=2, N=2, width=0.125, per_replica_bn=True)
+    assert r.forward_max_rel > 1e-2 and r.grad_max_rel > 1e-2, r
+
+
+@pytest.mark.parametrize("key", ["resnet50", "efficientnet_b0", "mobilenetv4"])
+def test_single_device_backward_is_the_gradient(key):
+    r = run_parity(NETS[key], R=2, N=2, width=0.125, check_backward=True)
+    assert r.backward_fd_rel is not None and r.backward_fd_rel < 1e-4, r
