@@ -100,7 +100,16 @@ def _load_kit():
 
 KIT = _load_kit()
 BY_NAME = {g.name: (f, g, env) for f, g, env in KIT}
+def _net_level(f: Path) -> bool:
+    """A whole-network file (`lemmas/nets/<net>.lemma`): its equations are at 224×224 and real
+    widths, checked numerically by the parity harness (`tests/test_nets.py`) instead; the
+    block templates (`nets/blocks/`) and `nets/ops.lemma` stay in this sweep."""
+    rel = Path(f).resolve().relative_to(LEMMAS)
+    return rel.parts[0] == "nets" and len(rel.parts) == 2 and rel.name != "ops.lemma"
+
+
 EQUATIONS = [(f, g, env) for f, g, env in KIT if not _is_ne(g)]
+NUMERIC_EQUATIONS = [(f, g, env) for f, g, env in EQUATIONS if not _net_level(f)]
 NEGATIVES = [(f, g, env) for f, g, env in KIT if _is_ne(g)]
 
 
@@ -191,7 +200,8 @@ def _size_names(g) -> list[str]:
     return [n for n, ty in g.binders if isinstance(ty, NatT)]
 
 
-@pytest.mark.parametrize("f,g,env", EQUATIONS, ids=[g.name for _, g, _ in EQUATIONS])
+@pytest.mark.parametrize("f,g,env", NUMERIC_EQUATIONS,
+                         ids=[g.name for _, g, _ in NUMERIC_EQUATIONS])
 def test_every_proved_equation_holds_numerically(f, g, env):
     _need_semantics()
     rng = np.random.default_rng(sum(map(ord, g.name)))

@@ -134,9 +134,9 @@ class Checker:
 
     def check_file(self, path: Path) -> list[Verdict]:
         lf = self.load(path)
-        # Imported files are checked first so that their lemmas can be cited.
+        # Every imported file, directly or not, is checked first so its lemmas can be cited.
         lib = self.library_for(path)
-        for dep in lf.imports:
+        for dep in import_closure(lib, lf):
             dep_lf = lib.files[dep]
             for g in dep_lf.own:
                 if g.kind == "theorem" and g.name not in self.verdicts:
@@ -184,6 +184,26 @@ class Checker:
     def save_cache(self) -> None:
         if self.cache is not None:
             self.cache.save()
+
+
+def import_closure(lib: Library, lf: LoadedFile) -> list[str]:
+    """Every file ``lf`` imports, directly or not, dependencies first (no duplicates)."""
+    order: list[str] = []
+    seen: set[str] = set()
+    stack: list[tuple[str, bool]] = [(imp, False) for imp in reversed(lf.imports)]
+    while stack:
+        key, expanded = stack.pop()
+        if expanded:
+            order.append(key)
+            continue
+        if key in seen:
+            continue
+        seen.add(key)
+        stack.append((key, True))
+        dep = lib.files.get(key)
+        if dep is not None:
+            stack.extend((imp, False) for imp in reversed(dep.imports) if imp not in seen)
+    return order
 
 
 def check_paths(paths: Iterable[str | Path], options: Options | None = None) -> Report:

@@ -331,38 +331,12 @@ def _check_file(s: _Session, path: Path
     ck = s.checker
     try:
         lf = ck.load(path)
-        lib = ck.library_for(path)
-        for dep in _import_closure(lib, lf):
-            dep_lf = lib.files[dep]
-            for g in dep_lf.own:
-                if g.kind == "theorem" and g.name not in ck.verdicts:
-                    ck.check_theorem(g, dep_lf)
-        verdicts = ck.check_file(path)
+        verdicts = ck.check_file(path)   # checks the whole import closure first
     except ShardproofError as exc:
         s.report_error(exc)
         return None, exc
     cols = {g.name: (g.span.col if g.span else 1) for g in lf.own}
     return [(v, cols.get(v.name, 1)) for v in verdicts], None
-
-
-def _import_closure(lib: Library, lf: LoadedFile) -> list[str]:
-    """Every file ``lf`` imports, directly or not, dependencies first (no duplicates)."""
-    order: list[str] = []
-    seen: set[str] = set()
-    stack: list[tuple[str, bool]] = [(imp, False) for imp in reversed(lf.imports)]
-    while stack:
-        key, expanded = stack.pop()
-        if expanded:
-            order.append(key)
-            continue
-        if key in seen:
-            continue
-        seen.add(key)
-        stack.append((key, True))
-        dep = lib.files.get(key)
-        if dep is not None:
-            stack.extend((imp, False) for imp in reversed(dep.imports) if imp not in seen)
-    return order
 
 
 def _files(s: _Session, paths: list[str]) -> list[Path]:
@@ -383,13 +357,7 @@ def _check_in_worker(path: str, options: Options) -> tuple[Any, Any, dict[str, A
     p = Path(path)
     try:
         lf = ck.load(p)
-        lib = ck.library_for(p)
-        for dep in _import_closure(lib, lf):
-            dep_lf = lib.files[dep]
-            for g in dep_lf.own:
-                if g.kind == "theorem" and g.name not in ck.verdicts:
-                    ck.check_theorem(g, dep_lf)
-        verdicts = ck.check_file(p)
+        verdicts = ck.check_file(p)   # checks the whole import closure first
     except ShardproofError as exc:
         err = (exc.message, exc.span, exc.theorem, exc.source_line, exc.hint, type(exc).__name__)
         return None, err, {}
