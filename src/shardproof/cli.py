@@ -29,7 +29,7 @@ from typing import Any, TextIO
 from . import __version__
 from .check import Checker, Options, Verdict, lemma_files
 from .errors import ShardproofError
-from .library import Library, LoadedFile
+from .library import LoadedFile
 from .pretty import pretty
 
 EXIT_OK, EXIT_FAILED, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import itertools
 from fractions import Fraction
-from typing import Callable, Iterable
+from typing import Iterable
 
 from .ipoly import IPoly, ONE as IONE
 

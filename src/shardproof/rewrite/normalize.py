@@ -17,7 +17,7 @@ from typing import Any, Callable
 from .. import terms as T
 from ..types import GlobalDecl, GlobalEnv
 from .ipoly import IPoly, ONE as IONE, ZERO as IZERO, below
-from .nf import (ONE, ZERO, Acc, Fn, Jac, LamNF, NFContext, Op, Poly, Scalar, bound_as_poly,
+from .nf import (ONE, ZERO, Acc, Fn, Jac, NFContext, Op, Poly, Scalar, bound_as_poly,
                  canonical_lam, fresh, indicator_eqz, indicator_pos, inverse, mk_sum)
 
 
