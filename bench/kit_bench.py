@@ -1,0 +1,50 @@
+"""The whole SyncKit (`lemmas/kit/`) checked in a fresh process, imports included.
+
+Target (issue 4): under 1.5 s on the project's 2-core machine.  Prints the wall time of
+`shardproof check --no-cache lemmas/kit` (median of 5 fresh processes, no verdict cache), the
+same with a warm verdict cache, and the five slowest theorems (from one in-process run).
+
+    python bench/kit_bench.py
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+KIT = ROOT / "lemmas" / "kit"
+
+
+def fresh(args: list[str]) -> float:
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "shardproof.cli", *args], check=True, cwd=ROOT,
+                   stdout=subprocess.DEVNULL)
+    return time.perf_counter() - t0
+
+
+def main() -> None:
+    cold = [fresh(["check", "--no-cache", "-q", str(KIT)]) for _ in range(5)]
+    with tempfile.TemporaryDirectory() as d:
+        fresh(["check", "--cache-dir", d, "-q", str(KIT)])
+        warm = [fresh(["check", "--cache-dir", d, "-q", str(KIT)]) for _ in range(5)]
+    from shardproof.check import Options, check_paths
+    rep = check_paths([KIT], Options())
+    slow = sorted(rep.verdicts, key=lambda v: -v.seconds)[:5]
+    print(f"lemmas/kit: {len(rep.verdicts)} theorems, "
+          f"{sum(v.verdict == 'proved' for v in rep.verdicts)} proved")
+    print(f"fresh process, no cache: median {statistics.median(cold):.2f} s "
+          f"(runs {', '.join(f'{x:.2f}' for x in cold)}); target < 1.5 s: "
+          f"{'met' if statistics.median(cold) < 1.5 else 'MISSED'}")
+    print(f"fresh process, warm cache: median {statistics.median(warm):.2f} s")
+    print("slowest five (in-process):")
+    for v in slow:
+        print(f"  {v.seconds * 1000:8.1f} ms  {v.name}")
+
+
+if __name__ == "__main__":
+    main()
