@@ -389,7 +389,8 @@ def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
         stmt = g.stmt
         assert stmt is not None
         hyps = dict(g.hyps)
-        goal = tac.Goal(stmt, list(g.hyps), genv)
+        goal = tac.Goal(stmt, list(g.hyps), genv,
+                        {n: ty.size for n, ty in g.binders if isinstance(ty, FinT)})
         cur_types: dict = dict(g.cmp_types)
         tactics = list(g.proof.steps) if g.proof is not None else [T.ProofStep("norm")]
         need_norm = not tactics or tactics[-1].tactic == "norm"

@@ -21,7 +21,7 @@ from typing import Any, Callable
 from .. import arith
 from .. import terms as T
 from ..pretty import pretty
-from ..types import GlobalDecl, GlobalEnv, NatT, subst_term
+from ..types import FinT, GlobalDecl, GlobalEnv, NatT, subst_term
 
 
 class TacticError(Exception):
@@ -37,6 +37,7 @@ class RwRule:
     hyps: list[tuple[str, T.Term]] = field(default_factory=list)
     size_vars: set[str] = field(default_factory=set)
     is_lemma: bool = True
+    fin_vars: dict[str, T.Term] = field(default_factory=dict)  # pattern var -> its `Fin` size
 
 
 def rule_of_theorem(g: GlobalDecl, reverse: bool = False) -> RwRule:
@@ -50,7 +51,19 @@ def rule_of_theorem(g: GlobalDecl, reverse: bool = False) -> RwRule:
         raise TacticError(f"`{g.name}` is not an equation and cannot be used to rewrite")
     lhs, rhs = (stmt.rhs, stmt.lhs) if reverse else (stmt.lhs, stmt.rhs)
     sizes = {n for n, ty in g.binders if isinstance(ty, NatT)}
-    return RwRule(g.name, vars_ | extra, lhs, rhs, list(g.hyps), sizes)
+    fins = {n: ty.size for n, ty in g.binders if isinstance(ty, FinT)}
+    fins.update(_forall_fins(g.stmt))
+    return RwRule(g.name, vars_ | extra, lhs, rhs, list(g.hyps), sizes, fin_vars=fins)
+
+
+def _forall_fins(t: T.Term | None) -> dict[str, T.Term]:
+    out: dict[str, T.Term] = {}
+    while isinstance(t, T.Forall):
+        for b in t.binders:
+            if isinstance(b.ty, T.App) and b.ty.fn == T.Var("Fin"):
+                out[b.name] = b.ty.args[0]
+        t = t.body
+    return out
 
 
 def rule_of_hypothesis(name: str, h: T.Term, reverse: bool = False) -> RwRule:
@@ -62,7 +75,7 @@ def rule_of_hypothesis(name: str, h: T.Term, reverse: bool = False) -> RwRule:
     if not (isinstance(body, T.Cmp) and body.op == "="):
         raise TacticError(f"the hypothesis `{name}` is not an equation")
     lhs, rhs = (body.rhs, body.lhs) if reverse else (body.lhs, body.rhs)
-    return RwRule(name, vars_, lhs, rhs, [], set(), is_lemma=False)
+    return RwRule(name, vars_, lhs, rhs, [], set(), is_lemma=False, fin_vars=_forall_fins(h))
 
 
 # --------------------------------------------------------------------------- β and δ
@@ -306,17 +319,43 @@ def match(pat: T.Term, t: T.Term, vars_: set[str], sub: dict[str, T.Term], genv:
     return True
 
 
-def _subterms(t: T.Term, bound: frozenset[str] = frozenset()):
-    """Subterms in pre-order with the names bound above them."""
-    yield t, bound
+def _subterms(t: T.Term, bound: frozenset[str] = frozenset(),
+              fins: dict[str, T.Term] | None = None):
+    """Subterms in pre-order with the names bound above them (and the `Fin` ranges of those)."""
+    fins = fins if fins is not None else {}
+    yield t, bound, fins
     if isinstance(t, (T.Lam, T.Sum, T.Forall)):
         inner = bound | {b.name for b in t.binders}
-        yield from _subterms(t.body, inner)
+        f2 = dict(fins)
+        for b in t.binders:
+            if isinstance(b.ty, T.App) and b.ty.fn == T.Var("Fin"):
+                f2[b.name] = b.ty.args[0]
+            else:
+                f2.pop(b.name, None)
+        yield from _subterms(t.body, inner, f2)
         return
     for c in t.children():
         if isinstance(c, T.Binder):
             continue
-        yield from _subterms(c, bound)
+        yield from _subterms(c, bound, fins)
+
+
+def _indices_in_range(rule: RwRule, sub: dict[str, T.Term], fins: dict[str, T.Term],
+                      goal: Goal) -> bool:
+    """Every pattern variable of type `Fin S` must be instantiated below S (instantiated)."""
+    if not rule.fin_vars:
+        return True
+    bounds = {**goal.fin_bounds, **fins}
+    for v, size in rule.fin_vars.items():
+        if v not in sub:
+            continue
+        bound = subst_capture_free(size, sub)
+        try:
+            if not arith.index_in_range(sub[v], bound, bounds):
+                return False
+        except arith.NotASize:
+            return False
+    return True
 
 
 def replace(t: T.Term, old: T.Term, new: T.Term) -> T.Term:
@@ -350,6 +389,7 @@ class Goal:
     stmt: T.Term
     hyps: list[tuple[str, T.Term]]
     genv: GlobalEnv
+    fin_bounds: dict[str, T.Term] = field(default_factory=dict)  # the goal's index variables
 
 
 def discharge(h: T.Term, goal: Goal, rule: RwRule, sub: dict[str, T.Term],
@@ -423,9 +463,11 @@ def _monomial(t: T.Term) -> bool:
 
 def rewrite_once(goal: Goal, rule: RwRule, prove_eq=None) -> dict[str, Any] | None:
     """Rewrite the first match of ``rule.lhs`` in the goal; None when nothing matches."""
-    for sub_t, bound in _subterms(goal.stmt):
+    for sub_t, bound, fins in _subterms(goal.stmt):
         sub: dict[str, T.Term] = {}
         if not match(rule.lhs, sub_t, rule.vars, sub, goal.genv, rule.size_vars):
+            continue
+        if not _indices_in_range(rule, sub, fins, goal):
             continue
         try:
             notes = []
