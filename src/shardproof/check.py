@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from . import terms as T
 from .errors import ShardproofError
 from .library import Library, LoadedFile, find_root
 from .types import GlobalDecl
@@ -227,9 +226,5 @@ def check_text(text: str, path: str = "<notebook>.lemma", options: Options | Non
     return [ck.check_theorem(g, lf) for g in lf.own if g.kind == "theorem"]
 
 
-def theorem_names(lf: LoadedFile) -> list[str]:
-    return [g.name for g in lf.own if g.kind == "theorem"]
-
-
 __all__ = ["Verdict", "Options", "Report", "Checker", "check_paths", "check_text",
-           "lemma_files", "T"]
+           "lemma_files", "import_closure"]

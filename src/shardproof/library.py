@@ -17,8 +17,7 @@ from pathlib import Path
 from . import terms as T
 from .errors import ImportError_, NameError_, ShardproofError, Span, TypeError_
 from .syntax import decode_source, parse_module
-from .types import (Ctx, Elaborator, FinT, GlobalDecl, GlobalEnv, NatT, Param, PropT, Ty,
-                    nonzero_names)
+from .types import (Ctx, Elaborator, FinT, GlobalDecl, GlobalEnv, NatT, Param, PropT, Ty)
 
 PRELUDE_FILES = ("core.lemma", "batch.lemma", "bn.lemma", "conv.lemma", "loss.lemma")
 ROOT_MARKER = ".lemmaroot"
@@ -269,21 +268,6 @@ def prelude_env() -> GlobalEnv:
         elaborate_module(lf, None)
         env = lf.env
     return env
-
-
-def theorem_ctx(g: GlobalDecl, env: GlobalEnv) -> Ctx:
-    """A context with a theorem's binders and hypotheses (for tactics that elaborate terms)."""
-    ctx = Ctx(env, theorem=g.name)
-    for name, ty in g.binders:
-        ctx.locals[name] = ty
-    for _, h in g.hyps:
-        ctx.facts.append(h)
-    ctx.subst = g.size_subst
-    return ctx
-
-
-def known_nonzero(g: GlobalDecl) -> set[str]:
-    return nonzero_names([h for _, h in g.hyps])
 
 
 __all__ = ["Library", "LoadedFile", "prelude_env", "find_root", "FinT"]

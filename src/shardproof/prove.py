@@ -158,7 +158,7 @@ def _covers(binders: list[T.Binder], ty: Any, g: GlobalDecl) -> bool:
         except arith.NotASize:
             return False
         ty = ty.cod
-    return not binders or True
+    return True
 
 
 def _orient(h: T.Term) -> tuple[str, list[T.Binder], T.Term] | None:
@@ -541,6 +541,7 @@ def _given_witness(g: GlobalDecl, genv: GlobalEnv, step: T.ProofStep) -> dict[st
 
     import numpy as np
 
+    from . import arith
     from . import semantics as sem
     from .types import RealT as _R
 
@@ -553,13 +554,12 @@ def _given_witness(g: GlobalDecl, genv: GlobalEnv, step: T.ProofStep) -> dict[st
             a.sizes[na.name] = int(v.value)
         elif isinstance(ty, _R) and isinstance(v, (T.Num, T.Neg)):
             val = v.value if isinstance(v, T.Num) else -v.arg.value  # type: ignore[attr-defined]
-            a.reals[na.name] = sem.arith.exact(Fraction(val)) if hasattr(sem, "arith") else val
+            a.reals[na.name] = arith.exact(Fraction(val))
         elif isinstance(ty, VecT) and isinstance(v, T.VecLit):
             items = []
             for it in v.items:
                 val = it.value if isinstance(it, T.Num) else -it.arg.value  # type: ignore
                 items.append(Fraction(val))
-            from . import arith
             a.tensors[na.name] = np.array([arith.exact(x) for x in items], dtype=object)
         elif isinstance(ty, FinT) and isinstance(v, T.Num):
             a.indices[na.name] = int(v.value)

@@ -529,6 +529,3 @@ def _convert(exc: UnexpectedInput, text: str, path: str) -> ParseError:
     return ParseError(msg, Span(path, line, col, line, col + 1), source_line=src,
                       theorem=_decl_at(text, pos))
 
-
-def is_tree(x) -> bool:  # small helper for tests
-    return isinstance(x, Tree)

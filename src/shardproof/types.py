@@ -604,7 +604,6 @@ class Elaborator:
             if not any(p.name == nm for p in g.params):
                 raise _err(f"`{g.name}` has no parameter `{nm}`", na, ctx)
         pos = iter(positional)
-        n_given = 0
         for p in g.params:
             if p.kind == "hyp":
                 continue
@@ -617,7 +616,6 @@ class Elaborator:
                     val = next(pos)
                 except StopIteration:
                     break
-            n_given += 1
             e = self._elab_param(g, p, val, mapping, ctx)
             out_args[p.name] = e
             mapping[p.name] = e

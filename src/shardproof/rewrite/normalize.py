@@ -159,7 +159,6 @@ class Normaliser:
         self.genv = env
         self.ctx = ctx
         self.size_subst = dict(size_subst)
-        self.unfolded: set[str] = set()
         self._closed_nat: dict[T.Term, IPoly] = {}
 
     # ---- index arithmetic
@@ -428,9 +427,6 @@ class Normaliser:
 
     def lam_fun(self, t: T.Lam, env: dict[str, Any]) -> Any:
         """A `fun` whose body is not a real: a family or a map, curried over its binders."""
-        if all(kind_of(b.ty) == "nat" for b in t.binders):
-            # could still be a vector-valued family: decide by trying the body as a vector
-            pass
         binders = list(t.binders)
 
         def build(k: int, env_k: dict[str, Any]) -> Any:
@@ -499,7 +495,7 @@ class Normaliser:
         local: dict[str, Any] = {}
         n = min(len(args), len(params))
         for p, a in zip(params[:n], args[:n]):
-            local[p.name] = self.value(a, env, _subst_ty(p.ty_term))
+            local[p.name] = self.value(a, env, p.ty_term)
         rest = args[n:]
         if n < len(params):
             return self._partial(g, params, n, local)
@@ -523,8 +519,6 @@ class Normaliser:
         """A fully applied global: unfold a definition, or build an opaque op's value."""
         self.ctx.tick()
         if g.kind == "def":
-            if g.name not in self.unfolded:
-                self.unfolded.add(g.name)
             self.ctx.use("unfold", None)
             self.ctx.use(f"def:{g.name}", None)
             kind = kind_of(g.ret_term) if g.ret_term is not None else "prop"
@@ -580,10 +574,6 @@ def _as_poly(v: Any) -> Poly:
     if isinstance(v, IPoly):
         return bound_as_poly(v)
     raise EngineGap("a non-real argument to a scalar function")
-
-
-def _subst_ty(ty: T.Term) -> T.Term:
-    return ty
 
 
 def _subst_sizes(ty: T.Term, size_env: dict[str, IPoly], nz: Normaliser) -> T.Term:
