@@ -39,6 +39,7 @@ class Attempt:
     ctx: NFContext | None = None
     lemmas: list[str] = field(default_factory=list)
     steps: list[dict[str, Any]] = field(default_factory=list)
+    ktrace: list[dict[str, Any]] = field(default_factory=list)   # what the kernel replays
 
 
 class Failure(Exception):
@@ -384,6 +385,7 @@ def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
 
     pr = Prover(g, genv, fuel)
     steps: list[dict[str, Any]] = []
+    ktrace: list[dict[str, Any]] = []
     lemmas: list[str] = []
     try:
         stmt = g.stmt
@@ -410,6 +412,7 @@ def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
                 _retype(before, goal.stmt, cur_types, moved)
                 cur_types.update(moved)
                 steps.append({"rule": "unfold", "at": "", "detail": ", ".join(sorted(names))})
+                ktrace.append({"rule": "unfold", "names": sorted(names)})
                 continue
             for nm in step.names:
                 if nm.name in hyps:
@@ -434,6 +437,8 @@ def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
                     moved = {}
                     _retype(before, goal.stmt, cur_types, moved)
                     cur_types.update(moved)
+                    ktrace.append({"rule": "rw", "lemma": rec["lemma"], "path": rec.pop("path"),
+                                   "inst": rec.pop("inst"), "how": rec.pop("how")})
                     steps.append(rec)
                     count += 1
                     if step.tactic == "rw" or count > 200:
@@ -442,10 +447,11 @@ def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
                     raise Failure(f"rw: `{nm.name}` did not match any subterm of the goal")
         if goal.stmt is not stmt and tac.close_by_defeq(goal) and not need_norm:
             steps.append({"rule": "defeq", "at": "", "detail": "closed up to unfolding"})
-            at = Attempt(True, ctx=pr.ctx, lemmas=lemmas, steps=steps)
-            return at
+            ktrace.append({"rule": "defeq"})
+            return Attempt(True, ctx=pr.ctx, lemmas=lemmas, steps=steps, ktrace=ktrace)
         res = pr.run(goal.stmt, cur_types)
-        res.lemmas, res.steps = lemmas, steps
+        ktrace.append({"rule": "norm"})
+        res.lemmas, res.steps, res.ktrace = lemmas, steps, ktrace
         return res
     except tac.TacticError as e:
         return Attempt(False, str(e), None, pr.ctx, lemmas, steps)
@@ -482,7 +488,14 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: "Checker", options: "Options
     # `≠` between tensors or reals is a negative result ("not an identity"): proved by an
     # exact witness.  `≠` between sizes is a size fact, decided for all sizes by the engine.
     if is_negative_statement(g):
-        return _decide_ne(g, genv, options)
+        v = _decide_ne(g, genv, options)
+        if v.verdict == "proved" and options.replay:
+            failure = replay_in_kernel(g, genv, [{"rule": "oracle",
+                                                  "oracle": "oracle:exact-evaluation"}], checker)
+            if failure is not None:  # pragma: no cover - the oracle is on the allowlist
+                v.verdict, v.reason = "unknown", f"the kernel rejects the witness: {failure}"
+            v.replayed = failure is None
+        return v
     def proved(name: str) -> GlobalDecl | None:
         v = checker.verdicts.get(name)
         return genv.get(name) if v is not None and v.verdict == "proved" else None
@@ -498,7 +511,15 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: "Checker", options: "Options
         opaques = sorted(r[7:] for r in ctx.rules_used if r.startswith("opaque:"))
         trace = list(at.steps) + [{"rule": "unfold", "at": "", "detail": d} for d in defs] + \
             list(ctx.trace)
-        return Verdict(g.name, g.path, 0, "proved", 0.0, rules=rules,
+        replayed = None
+        if options.replay:
+            failure = replay_in_kernel(g, genv, at.ktrace, checker)
+            if failure is not None:
+                return Verdict(g.name, g.path, 0, "unknown", 0.0, reason="the engine's proof "
+                               f"does not replay in the kernel: {failure}",
+                               lemmas=sorted(set(at.lemmas)), trace=trace, replayed=False)
+            replayed = True
+        return Verdict(g.name, g.path, 0, "proved", 0.0, rules=rules, replayed=replayed,
                        lemmas=sorted(set(at.lemmas)),
                        oracles=[ORACLE_RING, ORACLE_INDEX] + [f"opaque:{o}" for o in opaques],
                        trace=trace)
@@ -512,6 +533,62 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: "Checker", options: "Options
     if hint:
         reason += f"; the residual keeps a size reciprocal: needs {hint}"
     return Verdict(g.name, g.path, 0, "unknown", 0.0, reason=reason, residual=at.residual)
+
+
+class KernelDecls:
+    """The globals in scope as the kernel sees them (converted on first use)."""
+
+    def __init__(self, genv: GlobalEnv) -> None:
+        self.genv = genv
+        self.memo: dict[str, Any] = {}
+
+    def get(self, name: str) -> Any:
+        from .kernel import KDecl
+        if name in self.memo:
+            return self.memo[name]
+        g = self.genv.get(name)
+        k = None
+        if g is not None and g.kind == "def":
+            k = KDecl(name, "def", tuple(p.name for p in g.params if p.kind != "hyp"), g.body)
+        elif g is not None and g.kind == "theorem":
+            k = KDecl(name, "theorem", tuple(n for n, _ in g.binders), g.stmt,
+                      tuple((n, ty.size) for n, ty in g.binders if isinstance(ty, FinT)),
+                      tuple(g.hyps))
+        elif g is not None and g.kind == "opaque":
+            ps = [p for p in g.params if p.kind != "hyp"]
+            k = KDecl(name, "opaque", tuple(p.name for p in ps), ptypes=tuple(p.ty_term for p in ps),
+                      ret=g.ret_term, linear_in=g.linear_in)
+        elif g is not None:
+            k = KDecl(name, g.kind)
+        self.memo[name] = k
+        return k
+
+
+def kernel_goal(g: GlobalDecl, genv: GlobalEnv, accepted: frozenset[str]) -> Any:
+    from .kernel import Goal
+    assert g.stmt is not None
+    from .types import ty_to_term
+    return Goal(g.stmt, dict(g.hyps), {n: ty.size for n, ty in g.binders
+                                       if isinstance(ty, FinT)}, KernelDecls(genv), accepted,
+                {n: ty_to_term(ty) for n, ty in g.binders})
+
+
+def replay_in_kernel(g: GlobalDecl, genv: GlobalEnv, ktrace: list[dict[str, Any]],
+                     checker: "Checker") -> str | None:
+    """Replay the engine's proof of ``g`` in the kernel; the kernel's reason when it rejects."""
+    from .kernel import Rejected, replay
+    accepted = frozenset(n for n, v in checker.verdicts.items()
+                         if v.verdict == "proved" and v.replayed)
+    try:
+        replay(kernel_goal(g, genv, accepted), ktrace, KERNEL_ORACLES)
+    except Rejected as e:
+        return str(e)
+    except RecursionError:
+        return "the term is nested too deeply for the kernel"
+    return None
+
+
+KERNEL_ORACLES = frozenset({"oracle:exact-evaluation"})
 
 
 def _search(g: GlobalDecl, genv: GlobalEnv, options: "Options") -> dict[str, Any] | None:

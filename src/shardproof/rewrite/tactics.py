@@ -320,10 +320,11 @@ def match(pat: T.Term, t: T.Term, vars_: set[str], sub: dict[str, T.Term], genv:
 
 
 def _subterms(t: T.Term, bound: frozenset[str] = frozenset(),
-              fins: dict[str, T.Term] | None = None):
-    """Subterms in pre-order with the names bound above them (and the `Fin` ranges of those)."""
+              fins: dict[str, T.Term] | None = None, path: tuple[int, ...] = ()):
+    """Subterms in pre-order with the names bound above them, the `Fin` ranges of those and
+    their position (child indices as :func:`shardproof.kernel.kids` counts them)."""
     fins = fins if fins is not None else {}
-    yield t, bound, fins
+    yield t, bound, fins, path
     if isinstance(t, (T.Lam, T.Sum, T.Forall)):
         inner = bound | {b.name for b in t.binders}
         f2 = dict(fins)
@@ -332,12 +333,14 @@ def _subterms(t: T.Term, bound: frozenset[str] = frozenset(),
                 f2[b.name] = b.ty.args[0]
             else:
                 f2.pop(b.name, None)
-        yield from _subterms(t.body, inner, f2)
+        yield from _subterms(t.body, inner, f2, path + (0,))
         return
+    k = 0
     for c in t.children():
         if isinstance(c, T.Binder):
             continue
-        yield from _subterms(c, bound, fins)
+        yield from _subterms(c, bound, fins, path + (k,))
+        k += 1
 
 
 def _indices_in_range(rule: RwRule, sub: dict[str, T.Term], fins: dict[str, T.Term],
@@ -358,30 +361,6 @@ def _indices_in_range(rule: RwRule, sub: dict[str, T.Term], fins: dict[str, T.Te
     return True
 
 
-def replace(t: T.Term, old: T.Term, new: T.Term) -> T.Term:
-    if t == old:
-        return new
-    if isinstance(t, T.App):
-        return T.App(replace(t.fn, old, new), tuple(replace(a, old, new) for a in t.args),
-                     span=t.span)
-    if isinstance(t, (T.Lam, T.Sum, T.Forall)):
-        if {b.name for b in t.binders} & (T.free_names(new) - T.free_names(old)):
-            return t  # the replacement would capture a name: leave this occurrence
-        return T.rebind(t, t.binders, replace(t.body, old, new))
-    if isinstance(t, T.BinOp):
-        return T.BinOp(t.op, replace(t.lhs, old, new), replace(t.rhs, old, new), span=t.span)
-    if isinstance(t, T.Neg):
-        return T.Neg(replace(t.arg, old, new), span=t.span)
-    if isinstance(t, T.Ite):
-        return T.Ite(replace(t.cond, old, new), replace(t.then, old, new),
-                     replace(t.els, old, new), span=t.span)
-    if isinstance(t, T.Cmp):
-        return T.Cmp(t.op, replace(t.lhs, old, new), replace(t.rhs, old, new), span=t.span)
-    if isinstance(t, T.And):
-        return T.And(replace(t.lhs, old, new), replace(t.rhs, old, new), span=t.span)
-    return t
-
-
 # --------------------------------------------------------------------------- rewriting
 
 @dataclass
@@ -393,8 +372,11 @@ class Goal:
 
 
 def discharge(h: T.Term, goal: Goal, rule: RwRule, sub: dict[str, T.Term],
-              prove_eq: Callable[[T.Term, T.Term, T.Term], bool] | None) -> str:
-    """Prove an instantiated hypothesis of a cited lemma; binds leftover pattern variables."""
+              prove_eq: Callable[[T.Term, T.Term, T.Term], bool] | None) -> tuple[str, str]:
+    """Prove an instantiated hypothesis of a cited lemma; binds leftover pattern variables.
+
+    Returns a description and the discharge's kind as the kernel replays it: ``hyp:NAME``,
+    ``defeq``, ``sizes`` or ``nonzero``."""
     body = h
     binders: list[T.Binder] = []
     while isinstance(body, T.Forall):
@@ -406,7 +388,7 @@ def discharge(h: T.Term, goal: Goal, rule: RwRule, sub: dict[str, T.Term],
         s2 = dict(sub)
         if match(h, gh, rule.vars - set(), s2, goal.genv, rule.size_vars):
             sub.update(s2)
-            return f"by hypothesis {hname}"
+            return f"by hypothesis {hname}", f"hyp:{hname}"
     # 2. An equation that holds by β/δ once its left side is evaluated (binds the right side's
     #    leftover variables by matching).
     if isinstance(body, T.Cmp) and body.op == "=":
@@ -419,11 +401,11 @@ def discharge(h: T.Term, goal: Goal, rule: RwRule, sub: dict[str, T.Term],
         pvars = (rule.vars - local) | set()
         if match(body.rhs, lhs_i, pvars, s2, goal.genv, rule.size_vars):
             sub.update({k: v for k, v in s2.items() if k not in local})
-            return "by β/δ (definitional)"
+            return "by β/δ (definitional)", "defeq"
         rhs_i = beta(subst_capture_free(body.rhs, {k: v for k, v in sub.items()
                                                    if k not in local}))
         if defeq(lhs_i, rhs_i, goal.genv, [5000]):
-            return "by β/δ (definitional)"
+            return "by β/δ (definitional)", "defeq"
     # 3. Size facts: `0 < R`, `a = b` between sizes.
     if isinstance(body, T.Cmp) and not binders:
         li = subst_capture_free(body.lhs, sub)
@@ -431,12 +413,12 @@ def discharge(h: T.Term, goal: Goal, rule: RwRule, sub: dict[str, T.Term],
         if body.op == "=" and _is_size_term(li) and _is_size_term(ri):
             try:
                 if arith.sizes_equal(li, ri):
-                    return "by polynomial equality of sizes"
+                    return "by polynomial equality of sizes", "sizes"
             except arith.NotASize:
                 pass
         for hname, gh in goal.hyps:
             if gh == T.Cmp(body.op, li, ri):
-                return f"by hypothesis {hname}"
+                return f"by hypothesis {hname}", f"hyp:{hname}"
         from ..types import nonzero_names
         nz = nonzero_names([gh for _, gh in goal.hyps])
         zero = T.Num(Fraction(0))
@@ -447,11 +429,11 @@ def discharge(h: T.Term, goal: Goal, rule: RwRule, sub: dict[str, T.Term],
             target = li
         names = T.free_names(target) if target is not None else set()
         if target is not None and names and names <= nz and _monomial(target):
-            return "by nonzero sizes of the hypotheses"
+            return "by nonzero sizes of the hypotheses", "nonzero"
     # 4. The normaliser, when allowed.
     if prove_eq is not None and isinstance(body, T.Cmp) and body.op == "=":
         if prove_eq(inst, body.lhs, body.rhs):
-            return "by the normaliser"
+            return "by the normaliser", "norm"
     raise TacticError(f"cannot discharge the hypothesis `{pretty(inst)}` of `{rule.name}`")
 
 
@@ -463,7 +445,8 @@ def _monomial(t: T.Term) -> bool:
 
 def rewrite_once(goal: Goal, rule: RwRule, prove_eq=None) -> dict[str, Any] | None:
     """Rewrite the first match of ``rule.lhs`` in the goal; None when nothing matches."""
-    for sub_t, bound, fins in _subterms(goal.stmt):
+    from ..kernel import replace_like
+    for sub_t, bound, fins, path in _subterms(goal.stmt):
         sub: dict[str, T.Term] = {}
         if not match(rule.lhs, sub_t, rule.vars, sub, goal.genv, rule.size_vars):
             continue
@@ -472,7 +455,8 @@ def rewrite_once(goal: Goal, rule: RwRule, prove_eq=None) -> dict[str, Any] | No
         try:
             notes = []
             for hname, h in rule.hyps:
-                notes.append({"hyp": hname, "how": discharge(h, goal, rule, sub, prove_eq)})
+                how, kind = discharge(h, goal, rule, sub, prove_eq)
+                notes.append({"hyp": hname, "how": how, "kind": kind})
         except TacticError:
             continue
         missing = [v for v in T.free_names(rule.rhs) & rule.vars if v not in sub]
@@ -484,11 +468,12 @@ def rewrite_once(goal: Goal, rule: RwRule, prove_eq=None) -> dict[str, Any] | No
                 break
         else:
             new = subst_capture_free(rule.rhs, sub)
-            goal.stmt = replace(goal.stmt, sub_t, new)
+            goal.stmt = replace_like(goal.stmt, list(path), new)
             return {"rule": "rw", "lemma": rule.name, "at": pretty(sub_t)[:200],
                     "detail": f"{pretty(sub_t)[:160]}  ⟶  {pretty(new)[:160]}",
                     "instance": {k: pretty(v)[:200] for k, v in sorted(sub.items())},
-                    "discharged": notes}
+                    "discharged": notes, "path": list(path),
+                    "inst": dict(sorted(sub.items())), "how": [n["kind"] for n in notes]}
     return None
 
 

@@ -1,0 +1,528 @@
+"""The replay kernel: a small, boring re-check of every proof the engine reports.
+
+The engine searches (where to rewrite, which instance, how to discharge, how to normalise); the
+kernel only *checks*.  It receives a theorem's elaborated statement and hypotheses, the
+definitions and lemma statements in scope, and the engine's trace, and replays each step:
+
+* ``unfold [d…]`` — δ: every application of the named definitions is replaced by its body with
+  the arguments substituted (capture-avoiding), then β.
+* ``rw`` — the cited rule (a lemma already accepted by this kernel, or a hypothesis) is
+  instantiated with the recorded instance; the subterm at the recorded position must be
+  definitionally equal to the instantiated left side; every instantiated ``Fin`` variable must be
+  in range (arithmetic gateway); every instantiated hypothesis must be discharged the way the
+  trace says (a hypothesis of the goal, definitional equality, polynomial equality of sizes, or
+  nonzero sizes); then every occurrence of that subterm whose free names mean the same thing is
+  replaced by the instantiated right side.
+* ``close`` — each equation of the goal holds by definitional equality (β, δ, α, polynomial
+  equality of sizes), or, for ``norm`` proofs, by the ring comparison: both sides, after δβ,
+  are read at a fresh index and compared as polynomials over the same atoms (the ring oracle).
+* ``size_fact`` — ``a ≠ 0`` / ``0 < a`` for a monomial of sizes the hypotheses make nonzero.
+* ``oracle`` — an allow-listed oracle step (the exact-witness evaluation of a ``≠`` theorem);
+  the kernel cannot re-run it and says so in the axioms list.
+
+Nothing here searches: every choice (position, instance, discharge, definitions to unfold) is
+read from the trace, and every loop is bounded by the term or by explicit fuel.  It imports only
+the standard library, :mod:`.terms` and the arithmetic gateway :mod:`.arith`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from fractions import Fraction
+from typing import Any
+
+from .. import arith
+from .. import terms as T
+
+_BINDING = (T.Lam, T.Sum, T.Forall)
+
+
+class Rejected(Exception):
+    """A step the kernel does not accept; the message names the step and what failed."""
+
+
+@dataclass(frozen=True)
+class KDecl:
+    """What the kernel knows of a global: a definition's parameters and body, or a theorem's
+    binders (with the ``Fin`` ranges and sizes among them), hypotheses and statement."""
+
+    name: str
+    kind: str                                     # "def" | "theorem" | "opaque"
+    params: tuple[str, ...] = ()
+    body: T.Term | None = None                    # def body / theorem statement
+    fins: tuple[tuple[str, T.Term], ...] = ()
+    hyps: tuple[tuple[str, T.Term], ...] = ()
+    ptypes: tuple[T.Term, ...] = ()               # an opaque op's parameter types
+    ret: T.Term | None = None                     # an opaque op's result type
+    linear_in: str | None = None
+
+
+@dataclass
+class Goal:
+    """The theorem being replayed: statement, hypotheses, its ``Fin`` variables' ranges."""
+
+    stmt: T.Term
+    hyps: dict[str, T.Term]
+    fins: dict[str, T.Term]
+    decls: Any                                    # name -> KDecl | None, by ``.get``
+    accepted: frozenset[str]                      # theorems this kernel has accepted
+    types: dict[str, T.Term] = field(default_factory=dict)   # the theorem's binders' types
+
+
+# --------------------------------------------------------------------------- terms
+
+def _rebuild(t: T.Term, f) -> T.Term:
+    """``t`` with ``f`` applied to each child term (binders' types included), span kept."""
+    vals = {}
+    for fl in fields(t):
+        v = getattr(t, fl.name)
+        if isinstance(v, T.Term):
+            v = f(v)
+        elif isinstance(v, tuple):
+            v = tuple(f(x) if isinstance(x, T.Term) else x for x in v)
+        vals[fl.name] = v
+    return type(t)(**vals)
+
+
+def _fresh(base: str, avoid: set[str]) -> str:
+    k = 1
+    while f"{base}_{k}" in avoid:
+        k += 1
+    return f"{base}_{k}"
+
+
+def subst(t: T.Term, m: dict[str, T.Term]) -> T.Term:
+    """Capture-avoiding substitution of free names (a binder that would capture is renamed)."""
+    if not m:
+        return t
+    if isinstance(t, T.Var):
+        return m.get(t.name, t)
+    if isinstance(t, _BINDING):
+        free_vals: set[str] = set()
+        for v in m.values():
+            free_vals |= T.free_names(v)
+        inner = dict(m)
+        bs = []
+        for b in t.binders:
+            ty = subst(b.ty, inner) if b.ty is not None else None
+            name = b.name
+            inner.pop(b.name, None)
+            if name in free_vals:
+                name = _fresh(name, free_vals | T.free_names(t.body) | set(inner))
+                inner[b.name] = T.Var(name)
+            bs.append(T.Binder(name, ty, b.implicit, span=b.span))
+        return T.rebind(t, tuple(bs), subst(t.body, inner))
+    return _rebuild(t, lambda c: subst(c, m))
+
+
+def beta(t: T.Term) -> T.Term:
+    """β-reduce everywhere.  A vector ``fun`` with several binders is read at ONE flat index,
+    so it is not curried: ``(fun (i : Fin a) (j : Fin b) => e) p`` stays as it is."""
+    if isinstance(t, T.App):
+        fn = beta(t.fn)
+        args = tuple(beta(a) for a in t.args)
+        while isinstance(fn, T.Lam) and args and not (fn.vec is True and len(fn.binders) > 1):
+            if fn.vec is not False and len(fn.binders) > 1 and len(args) < len(fn.binders):
+                break
+            k = min(len(fn.binders), len(args))
+            m = {b.name: a for b, a in zip(fn.binders[:k], args[:k])}
+            rest = fn.binders[k:]
+            body = subst(fn.body, m) if not rest else \
+                subst(T.Lam(rest, fn.body, span=fn.span, vec=fn.vec), m)
+            fn, args = beta(body), args[k:]
+        if isinstance(fn, T.App) and args:
+            return T.App(fn.fn, fn.args + args, span=t.span)
+        return T.App(fn, args, span=t.span) if args else fn
+    if isinstance(t, _BINDING):
+        return T.rebind(t, t.binders, beta(t.body))
+    if isinstance(t, (T.BinOp, T.Neg, T.Ite, T.Cmp, T.And)):
+        return _rebuild(t, beta)
+    return t
+
+
+def unfold_head(t: T.Term, decls: dict[str, KDecl]) -> T.Term | None:
+    """δ at the head: ``d a₁ … aₙ`` for ``def d p₁ … pₙ := body`` is ``body[p := a]``."""
+    head, args = (t.fn, t.args) if isinstance(t, T.App) else (t, ())
+    d = decls.get(head.name) if isinstance(head, T.Var) else None
+    if d is None or d.kind != "def" or d.body is None or len(args) < len(d.params):
+        return None
+    body = subst(d.body, dict(zip(d.params, args)))
+    rest = args[len(d.params):]
+    return beta(T.App(body, tuple(rest))) if rest else body
+
+
+def unfold_all(t: T.Term, names: set[str], decls: dict[str, KDecl]) -> T.Term:
+    """δ for every application of the named definitions (outermost first), then β."""
+    if isinstance(t, (T.App, T.Var)):
+        head = t.fn if isinstance(t, T.App) else t
+        if isinstance(head, T.Var) and head.name in names:
+            u = unfold_head(t, decls)
+            if u is not None:
+                return unfold_all(beta(u), names, decls)
+        if isinstance(t, T.App):
+            return T.App(unfold_all(t.fn, names, decls),
+                         tuple(unfold_all(a, names, decls) for a in t.args), span=t.span)
+        return t
+    if isinstance(t, _BINDING):
+        return T.rebind(t, t.binders, unfold_all(t.body, names, decls))
+    if isinstance(t, (T.BinOp, T.Neg, T.Ite, T.Cmp, T.And)):
+        return _rebuild(t, lambda c: unfold_all(c, names, decls))
+    return t
+
+
+def alpha_eq(a: T.Term, b: T.Term, ren: tuple[tuple[str, str], ...] = ()) -> bool:
+    """Equality up to the names of bound variables (``ren`` pairs the binders met so far)."""
+    if not ren and a == b:
+        return True
+    if isinstance(a, T.Var) and isinstance(b, T.Var):
+        for x, y in reversed(ren):
+            if x == a.name or y == b.name:
+                return x == a.name and y == b.name
+        return a.name == b.name
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, _BINDING):
+        if len(a.binders) != len(b.binders):
+            return False
+        for ba, bb in zip(a.binders, b.binders):
+            if (ba.ty is None) != (bb.ty is None) or \
+                    (ba.ty is not None and not alpha_eq(ba.ty, bb.ty, ren)):
+                return False
+            ren = ren + ((ba.name, bb.name),)
+        return alpha_eq(a.body, b.body, ren)
+    fa, fb = _fields(a), _fields(b)
+    if len(fa) != len(fb):
+        return False
+    for x, y in zip(fa, fb):
+        if isinstance(x, T.Term) and isinstance(y, T.Term):
+            if not alpha_eq(x, y, ren):
+                return False
+        elif x != y:
+            return False
+    return True
+
+
+def _fields(t: T.Term) -> list[Any]:
+    out: list[Any] = []
+    for fl in fields(t):
+        if fl.name == "span":
+            continue
+        v = getattr(t, fl.name)
+        out.extend(v if isinstance(v, tuple) else (v,))
+    return out
+
+
+def _is_size(t: T.Term) -> bool:
+    if isinstance(t, (T.Var, T.Num)):
+        return True
+    return isinstance(t, T.BinOp) and t.op in ("+", "*") and _is_size(t.lhs) and _is_size(t.rhs)
+
+
+def defeq(a: T.Term, b: T.Term, decls: dict[str, KDecl], fuel: list[int]) -> bool:
+    """Definitional equality: α, polynomial equality of size terms, congruence, lazy δ."""
+    fuel[0] -= 1
+    if fuel[0] < 0:
+        return False
+    if alpha_eq(a, b):
+        return True
+    if _is_size(a) and _is_size(b):
+        try:
+            return arith.sizes_equal(a, b)
+        except arith.NotASize:
+            return False
+    if type(a) is type(b) and isinstance(a, (T.BinOp, T.Neg, T.Ite, T.Cmp, T.And)):
+        fa, fb = _fields(a), _fields(b)
+        if all(defeq(x, y, decls, fuel) if isinstance(x, T.Term) else x == y
+               for x, y in zip(fa, fb)):
+            return True
+    if isinstance(a, _BINDING) and type(a) is type(b) and len(a.binders) == len(b.binders):
+        ren = {bb.name: T.Var(ba.name) for ba, bb in zip(a.binders, b.binders)}
+        if all((x.ty is None) == (y.ty is None) and
+               (x.ty is None or defeq(x.ty, subst(y.ty, ren), decls, fuel))
+               for x, y in zip(a.binders, b.binders)) and \
+                not ({x.name for x in a.binders} - set(ren)) & T.free_names(b.body) and \
+                defeq(a.body, subst(b.body, ren), decls, fuel):
+            return True
+    if isinstance(a, T.App) and isinstance(b, T.App) and a.fn == b.fn and \
+            len(a.args) == len(b.args) and \
+            all(defeq(x, y, decls, fuel) for x, y in zip(a.args, b.args)):
+        return True
+    ua, ub = unfold_head(a, decls), unfold_head(b, decls)
+    if ua is None and ub is None:
+        return False
+    return defeq(beta(ua) if ua is not None else a, beta(ub) if ub is not None else b,
+                 decls, fuel)
+
+
+# --------------------------------------------------------------------------- positions
+
+def kids(t: T.Term) -> list[T.Term]:
+    """The children a position walks into: a binder form's body; else the non-binder terms."""
+    if isinstance(t, _BINDING):
+        return [t.body]
+    return [c for c in t.children() if not isinstance(c, T.Binder)]
+
+
+def at_path(t: T.Term, path: list[int]) -> tuple[T.Term, set[str], dict[str, T.Term]]:
+    """The subterm at ``path``, the names bound above it and the ``Fin`` ranges of those."""
+    bound: set[str] = set()
+    fins: dict[str, T.Term] = {}
+    for k in path:
+        if isinstance(t, _BINDING):
+            for b in t.binders:
+                bound.add(b.name)
+                fins.pop(b.name, None)
+                if isinstance(b.ty, T.App) and b.ty.fn == T.Var("Fin"):
+                    fins[b.name] = b.ty.args[0]
+        ks = kids(t)
+        if not 0 <= k < len(ks):
+            raise Rejected(f"position {path} is not in the goal")
+        t = ks[k]
+    return t, bound, fins
+
+
+def replace_like(t: T.Term, path: list[int], new: T.Term) -> T.Term:
+    """Replace the subterm at ``path`` by ``new``, and every other occurrence of it whose free
+    names (and those of ``new``) are bound the same way: free at both places, or bound by
+    binders of the same type (a `Fin` range over outer names).  Elsewhere the occurrence means
+    something else (an index of a different range, say) and is left alone."""
+    old, _, _ = at_path(t, path)
+    names = T.free_names(old) | T.free_names(new)
+
+    def scope(u: T.Term, pos: tuple[int, ...], env: dict[str, Any], bound: frozenset[str]):
+        if isinstance(u, _BINDING):
+            env = dict(env)
+            for b in u.binders:
+                if b.name in names:
+                    # Bound by a binder whose type mentions bound names: never the same meaning.
+                    ty = b.ty if b.ty is not None and not (T.free_names(b.ty) & bound) else pos
+                    env[b.name] = ty
+                bound = bound | {b.name}
+        return env, bound
+
+    env0: dict[str, Any] = {}
+    bound0: frozenset[str] = frozenset()
+    u = t
+    for i, k in enumerate(path):
+        env0, bound0 = scope(u, tuple(path[:i]), env0, bound0)
+        u = kids(u)[k]
+
+    def go(u: T.Term, pos: tuple[int, ...], env: dict[str, Any], bound: frozenset[str]
+           ) -> T.Term:
+        if u == old and env == env0:
+            return new
+        env, bound = scope(u, pos, env, bound)
+        if isinstance(u, _BINDING):
+            return T.rebind(u, u.binders, go(u.body, pos + (0,), env, bound))
+        if not isinstance(u, (T.App, T.BinOp, T.Neg, T.Ite, T.Cmp, T.And)):
+            return u
+        count = iter(range(1 << 30))
+        return _rebuild(u, lambda c: go(c, pos + (next(count),), env, bound))
+
+    return go(t, (), {}, frozenset())
+
+
+# --------------------------------------------------------------------------- rewriting
+
+def _strip_forall(t: T.Term) -> tuple[T.Term, list[T.Binder]]:
+    bs: list[T.Binder] = []
+    while isinstance(t, T.Forall):
+        bs.extend(t.binders)
+        t = t.body
+    return t, bs
+
+
+def _fin_of(b: T.Binder) -> T.Term | None:
+    return b.ty.args[0] if isinstance(b.ty, T.App) and b.ty.fn == T.Var("Fin") else None
+
+
+def nonzero_names(hyps: list[T.Term]) -> set[str]:
+    """Size names known nonzero from hypotheses ``0 < m`` or ``m ≠ 0`` with ``m`` a monomial."""
+    out: set[str] = set()
+    for h in hyps:
+        m = None
+        if isinstance(h, T.Cmp) and h.op == "<" and h.lhs == T.Num(Fraction(0)):
+            m = h.rhs
+        elif isinstance(h, T.Cmp) and h.op == "≠" and h.rhs == T.Num(Fraction(0)):
+            m = h.lhs
+        if m is not None and _monomial(m):
+            out |= T.free_names(m)
+    return out
+
+
+def _monomial(t: T.Term) -> bool:
+    if isinstance(t, T.Var) or (isinstance(t, T.Num) and t.value > 0):
+        return True
+    return isinstance(t, T.BinOp) and t.op == "*" and _monomial(t.lhs) and _monomial(t.rhs)
+
+
+def size_fact(fact: T.Term, hyps: list[T.Term]) -> bool:
+    """``0 < m`` or ``m ≠ 0`` for a monomial ``m`` of sizes each known nonzero (Nat)."""
+    m = None
+    if isinstance(fact, T.Cmp) and fact.op == "<" and fact.lhs == T.Num(Fraction(0)):
+        m = fact.rhs
+    elif isinstance(fact, T.Cmp) and fact.op == "≠" and fact.rhs == T.Num(Fraction(0)):
+        m = fact.lhs
+    return m is not None and _monomial(m) and T.free_names(m) <= nonzero_names(hyps)
+
+
+def discharge(h: T.Term, how: str, goal: Goal) -> None:
+    """Check one instantiated hypothesis of a cited rule the way the trace says it holds."""
+    body, binders = _strip_forall(h)
+    if how.startswith("hyp:"):
+        gh = goal.hyps.get(how[4:])
+        if gh is None or not defeq(h, gh, goal.decls, [4000]):
+            raise Rejected(f"hypothesis `{how[4:]}` is not the instance required")
+        return
+    if how == "defeq" and isinstance(body, T.Cmp) and body.op == "=":
+        if defeq(beta(body.lhs), beta(body.rhs), goal.decls, [20000]):
+            return
+        raise Rejected("the two sides are not definitionally equal")
+    if how == "sizes" and not binders and isinstance(body, T.Cmp) and body.op == "=":
+        try:
+            if arith.sizes_equal(body.lhs, body.rhs):
+                return
+        except arith.NotASize:
+            pass
+        raise Rejected("the two sizes are not equal polynomials")
+    if how == "nonzero" and not binders and size_fact(body, list(goal.hyps.values())):
+        return
+    raise Rejected(f"discharge `{how}` does not establish it")
+
+
+def rewrite(goal: Goal, step: dict[str, Any]) -> T.Term:
+    """Replay one ``rw`` step; returns the new statement."""
+    name = step["lemma"]
+    if name in goal.hyps:
+        eq, bs = _strip_forall(goal.hyps[name])
+        vars_ = {b.name for b in bs}
+        fins = {b.name: s for b in bs if (s := _fin_of(b)) is not None}
+        rhyps: tuple[tuple[str, T.Term], ...] = ()
+    else:
+        d = goal.decls.get(name)
+        if d is None or d.kind != "theorem" or d.body is None:
+            raise Rejected(f"`{name}` is neither a hypothesis nor a theorem in scope")
+        if name not in goal.accepted:
+            raise Rejected(f"`{name}` has not been accepted by the kernel")
+        eq, bs = _strip_forall(d.body)
+        vars_ = set(d.params) | {b.name for b in bs}
+        fins = dict(d.fins) | {b.name: s for b in bs if (s := _fin_of(b)) is not None}
+        rhyps = d.hyps
+    if not (isinstance(eq, T.Cmp) and eq.op == "="):
+        raise Rejected(f"`{name}` is not an equation")
+    inst: dict[str, T.Term] = step["inst"]
+    if not set(inst) <= vars_:
+        raise Rejected(f"the instance binds names that are not variables of `{name}`")
+    missing = (T.free_names(eq.lhs) | T.free_names(eq.rhs)) & vars_ - set(inst)
+    if missing:
+        raise Rejected(f"the instance leaves {sorted(missing)} unbound")
+    sub, bound, pfins = at_path(goal.stmt, step["path"])
+    lhs = subst(eq.lhs, inst)
+    if not defeq(lhs, sub, goal.decls, [4000]):
+        raise Rejected(f"the subterm at {step['path']} is not an instance of `{name}`'s left side")
+    for v, size in fins.items():
+        if v in inst:
+            try:
+                ok = arith.index_in_range(inst[v], subst(size, inst), {**goal.fins, **pfins})
+            except arith.NotASize:
+                ok = False
+            if not ok:
+                raise Rejected(f"the index `{v}` of `{name}` is not shown in range")
+    hows = step["how"]
+    if len(hows) != len(rhyps):
+        raise Rejected(f"{len(rhyps)} hypotheses of `{name}` but {len(hows)} discharges")
+    for (hname, h), how in zip(rhyps, hows):
+        hi = subst(h, inst)
+        if T.free_names(hi) & bound:
+            raise Rejected(f"hypothesis `{hname}` would mention a bound variable")
+        try:
+            discharge(hi, how, goal)
+        except Rejected as e:
+            raise Rejected(f"hypothesis `{hname}` of `{name}`: {e}") from None
+    return replace_like(goal.stmt, step["path"], subst(eq.rhs, inst))
+
+
+# --------------------------------------------------------------------------- closing
+
+def equations(stmt: T.Term) -> list[T.Term]:
+    """The atomic statements of a conjunction (under ∀)."""
+    out, todo = [], [stmt]
+    while todo:
+        s = todo.pop()
+        if isinstance(s, T.And):
+            todo += [s.rhs, s.lhs]
+        elif isinstance(s, T.Forall):
+            todo.append(s.body)
+        else:
+            out.append(s)
+    return out
+
+
+def close(goal: Goal, how: str) -> None:
+    hyps = list(goal.hyps.values())
+    for s in equations(goal.stmt):
+        if isinstance(s, T.Cmp) and s.op in ("<", "≠") and size_fact(s, hyps):
+            continue
+        if not (isinstance(s, T.Cmp) and s.op == "="):
+            raise Rejected(f"cannot close a statement of the form `{type(s).__name__}`")
+        a, b = beta(s.lhs), beta(s.rhs)
+        if defeq(a, b, goal.decls, [40000]):
+            continue
+        raise Rejected("the two sides are not definitionally equal")
+
+
+def close_norm(goal: Goal) -> None:
+    """A ``norm`` step: the kernel's own normal forms of the two sides are identical."""
+    from .nf import Unsupported, check_statement
+    hyps = list(goal.hyps.values())
+    try:
+        check_statement(goal.stmt, goal.types, goal.hyps, goal.decls,
+                        lambda t: unfold_head(t, goal.decls), lambda s: size_fact(s, hyps))
+    except Unsupported as e:
+        raise Rejected(str(e)) from None
+
+
+# --------------------------------------------------------------------------- replay
+
+def replay(goal: Goal, trace: list[dict[str, Any]], oracles: frozenset[str] = frozenset()
+           ) -> list[str]:
+    """Replay ``trace`` on ``goal``; returns what the proof rests on (rules, lemmas, oracles).
+
+    Raises :class:`Rejected` at the first step that does not check, naming it.
+    """
+    used: list[str] = []
+    closed = False
+    for k, step in enumerate(trace):
+        rule = step.get("rule")
+        try:
+            if closed:
+                raise Rejected("a step after the goal was closed")
+            if rule == "unfold":
+                names = set(step["names"])
+                bad = [n for n in names if getattr(goal.decls.get(n), "kind", None) != "def"]
+                if bad:
+                    raise Rejected(f"`{bad[0]}` is not a definition")
+                goal.stmt = unfold_all(goal.stmt, names, goal.decls)
+                used += [f"def:{n}" for n in sorted(names)]
+            elif rule == "rw":
+                goal.stmt = rewrite(goal, step)
+                used.append("lemma:" + step["lemma"] if step["lemma"] not in goal.hyps
+                            else "hyp")
+            elif rule in ("defeq", "norm"):
+                close(goal, rule) if rule == "defeq" else close_norm(goal)
+                closed = True
+                used.append("close:" + rule)
+            elif rule == "oracle":
+                if step.get("oracle") not in oracles:
+                    raise Rejected(f"the oracle `{step.get('oracle')}` is not allowed")
+                closed = True
+                used.append(step["oracle"])
+            else:
+                raise Rejected(f"unknown rule `{rule}`")
+        except Rejected as e:
+            raise Rejected(f"step {k + 1} ({rule}): {e}") from None
+        except (KeyError, TypeError) as e:
+            raise Rejected(f"step {k + 1} ({rule}): malformed step ({e!r})") from None
+    if not closed:
+        raise Rejected("the trace ends before the goal is closed")
+    return used
