@@ -1,6 +1,8 @@
 """Parsing: `.lemma` text → frozen terms (:mod:`shardproof.terms`) with source spans.
 
-The grammar lives in ``grammar.lark`` (shipped as package data).  Lark's errors are turned into
+The grammar lives in ``grammar.lark`` (shipped as package data).  Lark builds the LALR(1) tables
+and the lexer; :class:`_FastParser` runs them and builds the terms in one pass.  Text it rejects
+is parsed again by Lark itself, whose errors are turned into
 :class:`~shardproof.errors.ParseError` with ``file:line:col``, what was found and what was expected.
 """
 
@@ -11,9 +13,8 @@ from fractions import Fraction
 from functools import lru_cache
 from importlib import resources
 
-from lark import Lark, Token, Transformer, Tree, v_args
-from lark.exceptions import (UnexpectedCharacters, UnexpectedEOF, UnexpectedInput,
-                             UnexpectedToken, VisitError)
+from lark import Lark, Tree
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from . import terms as T
 from .errors import ParseError, Span
@@ -28,9 +29,10 @@ _TOKEN_WORDS = {
     "$END": "end of file",
 }
 
-# Input limits.  Lark's LALR parser costs ~15 µs a token, so a 1 MB line of tokens would take
-# seconds: longer lines are rejected up front.  Deeper nesting than any real lemma (the prelude
-# peaks at 23) is rejected before the recursive transformer and elaborator can overflow the stack.
+# Input limits.  Parsing costs ~4 µs a token (~18 µs through Lark, which reports errors), so a
+# 1 MB line of tokens would take seconds: longer lines are rejected up front.  Deeper nesting
+# than any real lemma (the prelude peaks at 23) is rejected before the recursive builder (on
+# Lark's tree) and the elaborator can overflow the stack.
 MAX_LINE_CHARS = 20_000
 MAX_NESTING = 100
 
@@ -67,59 +69,57 @@ def _describe_expected(expected: set[str]) -> str:
     return ", ".join(ordered)
 
 
-class _Builder(Transformer):
-    """Lark tree → terms.  Each rule method receives ``meta`` for the span."""
+# ---- building terms ------------------------------------------------------------------------------
+#
+# Both parsers below (the fast driver and the reference walk over Lark's tree) hand a rule's
+# children to the same builder method, as *entries*: tuples ``(value, line, col, end_line,
+# end_col, height)``.  A token's value is its text; a rule's value is what its method built.  The
+# positions are the child's extent (what Lark's ``propagate_positions`` calls its container) and
+# ``height`` its depth in Lark's tree (0 for a token), for the nesting limit.  Only tokens'
+# positions are read here; a rule's own extent comes as ``span``.
+
+
+class _Builder:
+    """Rule children → terms.  One method per rule name (its alias, else its name)."""
 
     def __init__(self, path: str) -> None:
-        super().__init__(visit_tokens=False)
         self.path = path
 
-    def _span(self, meta) -> Span | None:
-        if getattr(meta, "empty", True):
-            return None
-        return Span(self.path, meta.line, meta.column, meta.end_line, meta.end_column)
-
-    def _tok_span(self, tok: Token) -> Span:
-        return Span(self.path, tok.line, tok.column, tok.end_line or tok.line,
-                    tok.end_column or tok.column + len(tok))
+    def _tok_span(self, tok: tuple) -> Span:
+        return Span(self.path, tok[1], tok[2], tok[3], tok[4])
 
     # ---- items
-    @v_args(meta=True)
-    def start(self, meta, items):
+    def start(self, kids, span):
         header = None
         decls = []
-        for it in items:
+        for k in kids:
+            it = k[0]
             if isinstance(it, str):
                 header = it if header is None else header + "\n" + it
             else:
                 decls.append(it)
-        return T.Module(self.path, header, tuple(decls), span=self._span(meta))
+        return T.Module(self.path, header, tuple(decls), span=span)
 
-    def filedoc(self, items):
-        return str(items[0])[3:-2].strip()
+    def filedoc(self, kids, span):
+        return kids[0][0][3:-2].strip()
 
-    @v_args(meta=True)
-    def import_(self, meta, items):
-        return T.Import(items[0], span=self._span(meta))
+    def import_(self, kids, span):
+        return T.Import(kids[0][0], span=span)
 
-    def dotted(self, items):
-        return tuple(str(t) for t in items)
+    def dotted(self, kids, span):
+        return tuple(k[0] for k in kids)
 
-    @v_args(meta=True)
-    def variable(self, meta, items):
-        bs: list[T.Binder] = []
-        for group in items:
-            bs.extend(group)
-        return T.Variable(tuple(bs), span=self._span(meta))
+    def variable(self, kids, span):
+        return T.Variable(_flatten_binders(k[0] for k in kids), span=span)
 
-    @v_args(meta=True)
-    def decl(self, meta, items):
+    def decl(self, kids, span):
         doc = None
         attr = None
-        body = items[-1]
-        for it in items[:-1]:
-            if isinstance(it, Token) and it.type == "DOCSTRING":
-                doc = str(it)[3:-2].strip()
+        body = kids[-1][0]
+        for k in kids[:-1]:
+            it = k[0]
+            if isinstance(it, str):  # the only token a `decl` keeps is its DOCSTRING
+                doc = it[3:-2].strip()
             elif isinstance(it, tuple):
                 attr = it
         if attr is not None:
@@ -132,13 +132,12 @@ class _Builder(Transformer):
                                 if f != "doc"], doc=doc, span=body.span)
         return body
 
-    def attr(self, items):
-        return (str(items[0]), str(items[1]), self._tok_span(items[0]))
+    def attr(self, kids, span):
+        return (kids[0][0], kids[1][0], self._tok_span(kids[0]))
 
-    @v_args(meta=True)
-    def theorem(self, meta, items):
-        name = str(items[0])
-        rest = items[1:]
+    def theorem(self, kids, span):
+        name = kids[0][0]
+        rest = [k[0] for k in kids[1:]]
         proof = None
         if rest and isinstance(rest[-1], T.Proof):
             proof = rest[-1]
@@ -146,174 +145,128 @@ class _Builder(Transformer):
         stmt = rest[-1]
         binders = _flatten_binders(rest[:-1])
         if proof is None:
-            proof = T.Proof((T.ProofStep("norm", span=self._span(meta)),), span=self._span(meta))
-        return T.Theorem(name, binders, stmt, proof, None, span=self._name_span(meta, items[0]))
+            proof = T.Proof((T.ProofStep("norm", span=span),), span=span)
+        return T.Theorem(name, binders, stmt, proof, None, span=span)
 
-    def _name_span(self, meta, name_tok: Token) -> Span | None:
-        sp = self._span(meta)
-        if sp is None:
-            return None
-        # Point at the declaration keyword's line but keep the whole extent.
-        return sp
+    def def_(self, kids, span):
+        binders = _flatten_binders(k[0] for k in kids[1:-2])
+        return T.Def(kids[0][0], binders, kids[-2][0], kids[-1][0], None, span=span)
 
-    @v_args(meta=True)
-    def def_(self, meta, items):
-        name = str(items[0])
-        body = items[-1]
-        ret = items[-2]
-        binders = _flatten_binders(items[1:-2])
-        return T.Def(name, binders, ret, body, None, span=self._span(meta))
+    def opaque(self, kids, span):
+        binders = _flatten_binders(k[0] for k in kids[1:-1])
+        return T.Opaque(kids[0][0], binders, kids[-1][0], None, None, span=span)
 
-    @v_args(meta=True)
-    def opaque(self, meta, items):
-        name = str(items[0])
-        ret = items[-1]
-        binders = _flatten_binders(items[1:-1])
-        return T.Opaque(name, binders, ret, None, None, span=self._span(meta))
+    def explicit_binder(self, kids, span):
+        return self._binders(kids, False)
 
-    @v_args(meta=True)
-    def explicit_binder(self, meta, items):
-        return self._binders(meta, items, False)
+    def implicit_binder(self, kids, span):
+        return self._binders(kids, True)
 
-    @v_args(meta=True)
-    def implicit_binder(self, meta, items):
-        return self._binders(meta, items, True)
+    def _binders(self, kids, implicit):
+        ty = kids[-1][0]
+        return tuple(T.Binder(n[0], ty, implicit, span=self._tok_span(n)) for n in kids[:-1])
 
-    def _binders(self, meta, items, implicit):
-        ty = items[-1]
-        return tuple(T.Binder(str(n), ty, implicit, span=self._tok_span(n)) for n in items[:-1])
+    def proof(self, kids, span):
+        return T.Proof(tuple(k[0] for k in kids), span=span)
 
-    @v_args(meta=True)
-    def proof(self, meta, items):
-        return T.Proof(tuple(items), span=self._span(meta))
-
-    @v_args(meta=True)
-    def tactic(self, meta, items):
-        name = str(items[0])
+    def tactic(self, kids, span):
         names: tuple[T.Var, ...] = ()
         assigns: list[T.NamedArg] = []
-        for it in items[1:]:
+        for k in kids[1:]:
+            it = k[0]
             if isinstance(it, tuple):
                 names = it
             else:
                 assigns.append(it)
-        return T.ProofStep(name, names, tuple(assigns), span=self._tok_span(items[0]))
+        return T.ProofStep(kids[0][0], names, tuple(assigns), span=self._tok_span(kids[0]))
 
-    def tactic_names(self, items):
-        return tuple(T.Var(str(t), span=self._tok_span(t)) for t in items if t is not None)
+    def tactic_names(self, kids, span):
+        return tuple(T.Var(k[0], span=self._tok_span(k)) for k in kids)
 
-    @v_args(meta=True)
-    def named_arg(self, meta, items):
-        return T.NamedArg(str(items[0]), items[1], span=self._span(meta))
+    def named_arg(self, kids, span):
+        return T.NamedArg(kids[0][0], kids[1][0], span=span)
 
     # ---- expressions
-    @v_args(meta=True)
-    def lam(self, meta, items):
-        return T.Lam(items[0], items[1], span=self._span(meta))
+    def lam(self, kids, span):
+        return T.Lam(kids[0][0], kids[1][0], span=span)
 
-    @v_args(meta=True)
-    def sum(self, meta, items):
-        return T.Sum(items[0], items[1], span=self._span(meta))
+    def sum(self, kids, span):
+        return T.Sum(kids[0][0], kids[1][0], span=span)
 
-    @v_args(meta=True)
-    def forall_(self, meta, items):
-        return T.Forall(items[0], items[1], span=self._span(meta))
+    def forall_(self, kids, span):
+        return T.Forall(kids[0][0], kids[1][0], span=span)
 
-    @v_args(meta=True)
-    def ite(self, meta, items):
-        return T.Ite(items[0], items[1], items[2], span=self._span(meta))
+    def ite(self, kids, span):
+        return T.Ite(kids[0][0], kids[1][0], kids[2][0], span=span)
 
-    def untyped_binders(self, items):
-        return tuple(T.Binder(str(n), None, span=self._tok_span(n)) for n in items)
+    def untyped_binders(self, kids, span):
+        return tuple(T.Binder(n[0], None, span=self._tok_span(n)) for n in kids)
 
-    def one_typed_binders(self, items):
-        ty = items[-1]
-        return tuple(T.Binder(str(n), ty, span=self._tok_span(n)) for n in items[:-1])
+    def one_typed_binders(self, kids, span):
+        ty = kids[-1][0]
+        return tuple(T.Binder(n[0], ty, span=self._tok_span(n)) for n in kids[:-1])
 
-    def typed_binders(self, items):
-        out: list[T.Binder] = []
-        for group in items:
-            out.extend(group)
-        return tuple(out)
+    def typed_binders(self, kids, span):
+        return _flatten_binders(k[0] for k in kids)
 
-    def paren_binder(self, items):
-        ty = items[-1]
-        return tuple(T.Binder(str(n), ty, span=self._tok_span(n)) for n in items[:-1])
+    paren_binder = one_typed_binders
 
-    @v_args(meta=True)
-    def arrow(self, meta, items):
-        return T.Arrow(items[0], items[-1], span=self._span(meta))
+    def arrow(self, kids, span):
+        return T.Arrow(kids[0][0], kids[-1][0], span=span)
 
-    @v_args(meta=True)
-    def and_(self, meta, items):
-        return T.And(items[0], items[-1], span=self._span(meta))
+    def and_(self, kids, span):
+        return T.And(kids[0][0], kids[-1][0], span=span)
 
-    @v_args(meta=True)
-    def cmp(self, meta, items):
-        op = {"!=": "≠", "<=": "≤", ">=": "≥"}.get(str(items[1]), str(items[1]))
-        return T.Cmp(op, items[0], items[2], span=self._span(meta))
+    def cmp(self, kids, span):
+        op = kids[1][0]
+        op = {"!=": "≠", "<=": "≤", ">=": "≥"}.get(op, op)
+        return T.Cmp(op, kids[0][0], kids[2][0], span=span)
 
-    def _bin(self, op, meta, items):
-        return T.BinOp(op, items[0], items[-1], span=self._span(meta))
+    def add(self, kids, span):
+        return T.BinOp("+", kids[0][0], kids[-1][0], span=span)
 
-    @v_args(meta=True)
-    def add(self, meta, items):
-        return self._bin("+", meta, items)
+    def sub(self, kids, span):
+        return T.BinOp("-", kids[0][0], kids[-1][0], span=span)
 
-    @v_args(meta=True)
-    def sub(self, meta, items):
-        return self._bin("-", meta, items)
+    def mul(self, kids, span):
+        return T.BinOp("*", kids[0][0], kids[-1][0], span=span)
 
-    @v_args(meta=True)
-    def mul(self, meta, items):
-        return self._bin("*", meta, items)
+    def div(self, kids, span):
+        return T.BinOp("/", kids[0][0], kids[-1][0], span=span)
 
-    @v_args(meta=True)
-    def div(self, meta, items):
-        return self._bin("/", meta, items)
+    def smul(self, kids, span):
+        return T.BinOp("•", kids[0][0], kids[-1][0], span=span)
 
-    @v_args(meta=True)
-    def smul(self, meta, items):
-        return self._bin("•", meta, items)
+    def pow(self, kids, span):
+        return T.BinOp("^", kids[0][0], kids[-1][0], span=span)
 
-    @v_args(meta=True)
-    def pow(self, meta, items):
-        return self._bin("^", meta, items)
+    def neg(self, kids, span):
+        return T.Neg(kids[0][0], span=span)
 
-    @v_args(meta=True)
-    def neg(self, meta, items):
-        return T.Neg(items[0], span=self._span(meta))
-
-    @v_args(meta=True)
-    def app(self, meta, items):
-        fn, arg = items
+    def app(self, kids, span):
+        fn = kids[0][0]
+        arg = kids[1][0]
         if isinstance(fn, T.App):
-            return T.App(fn.fn, fn.args + (arg,), span=self._span(meta))
-        return T.App(fn, (arg,), span=self._span(meta))
+            return T.App(fn.fn, fn.args + (arg,), span=span)
+        return T.App(fn, (arg,), span=span)
 
-    @v_args(meta=True)
-    def index(self, meta, items):
-        return T.Index(items[0], tuple(items[1:]), span=self._span(meta))
+    def index(self, kids, span):
+        return T.Index(kids[0][0], tuple(k[0] for k in kids[1:]), span=span)
 
-    def var(self, items):
-        tok = items[0]
-        return T.Var(str(tok), span=self._tok_span(tok))
+    # An atom's span is its token's.
+    def var(self, kids, span):
+        return T.Var(kids[0][0], span=span)
 
-    def num(self, items):
-        tok = items[0]
-        return T.Num(Fraction(int(str(tok))), span=self._tok_span(tok))
+    def num(self, kids, span):
+        return T.Num(Fraction(int(kids[0][0])), span=span)
 
-    def dec(self, items):
-        tok = items[0]
-        return T.Num(Fraction(str(tok)), span=self._tok_span(tok))
+    def dec(self, kids, span):
+        return T.Num(Fraction(kids[0][0]), span=span)
 
-    @v_args(meta=True)
-    def named(self, meta, items):
-        return T.NamedArg(str(items[0]), items[1], span=self._span(meta))
+    named = named_arg
 
-    @v_args(meta=True)
-    def veclit(self, meta, items):
-        return T.VecLit(tuple(i for i in items if i is not None), span=self._span(meta))
+    def veclit(self, kids, span):
+        return T.VecLit(tuple(k[0] for k in kids), span=span)
 
 
 def _fields_without_span(t: T.Term) -> list[str]:
@@ -325,6 +278,250 @@ def _flatten_binders(groups) -> tuple[T.Binder, ...]:
     for g in groups:
         out.extend(g)
     return tuple(out)
+
+
+# ---- the fast parser ---------------------------------------------------------------------------
+#
+# Through Lark, parsing costs about 18 µs a token: every reduction (3.6 a token, most of them the
+# unit steps of the precedence chain `expr → arrow_e → … → atom`) goes through a chain of wrapper
+# objects and builds a Tree and a Meta, every token is a Token object, and the terms come from a
+# second, recursive pass.  The driver below runs the same LALR tables and the same contextual
+# lexer in one loop that builds terms directly (about 4 µs a token): a chain of unit steps is one
+# memo lookup, punctuation never becomes an object, and a rule's span is the extent of its first
+# and last child, exactly as Lark's ``propagate_positions`` computes it.  It only has to be right
+# on input that parses: on any error (or nesting past MAX_NESTING, or a builder's ParseError)
+# :func:`parse_module` parses again with Lark itself, which reports it exactly as before.
+# tests/test_syntax_fast.py checks that both give identical terms and spans.
+
+class _Reject(Exception):
+    """The fast parser saw an error; Lark will parse the text again and report it."""
+
+
+# Kinds of reduction: PASS, a step of a `?rule` that keeps its only kept child (and widens the
+# child's extent, e.g. to the parentheses around it); SPLICE, an inlined helper rule (`item*`,
+# `NAME+`) whose children join its parent's; BUILD, a rule with a builder method.  The unit steps
+# (a `?rule` with one child and nothing else) are not reductions here: see _UnitSteps.
+_PASS, _SPLICE, _BUILD = range(3)
+
+
+class _UnitSteps(dict):
+    """The action "reduce by a unit rule `?a: b`" in a state, for one lookahead.
+
+    A unit step keeps the value and replaces the top state by the goto on `a` of the state below
+    it, which the following unit steps (up the precedence chain) keep under them.  So the state
+    reached after the whole chain depends only on that state below: this dict remembers it.
+    """
+
+    __slots__ = ("origin",)
+
+    def __init__(self, origin: str) -> None:
+        super().__init__()
+        self.origin = origin
+
+
+class _Keywords(dict):
+    """Spelling → terminal type for one terminal that keywords share (`def` is a NAME too).
+
+    Lark's lexer retypes such a token with a callback; this remembers its answers.
+    """
+
+    def __init__(self, ttype: str, callback, token_class) -> None:
+        super().__init__()
+        self.ttype, self.callback, self.token_class = ttype, callback, token_class
+
+    def __missing__(self, value: str) -> str:
+        self[value] = self.callback(self.token_class(self.ttype, value)).type
+        return self[value]
+
+
+class _FastParser:
+    """Lark's LALR(1) tables and contextual lexer, run by a loop specialised to the builder."""
+
+    def __init__(self, lark: Lark) -> None:
+        from lark.lexer import Token, UnlessCallback
+        from lark.parsers.lalr_analysis import Shift
+
+        opts = lark.options
+        if (opts.maybe_placeholders or opts.lexer != "contextual" or opts.postlex is not None
+                or opts.regex or opts.use_bytes):
+            raise NotImplementedError("a Lark configuration this driver does not replicate")
+        table = lark.parser.parser.parser.parse_table
+        self._contextual = lark.parser.lexer.lexers       # parser state -> Lark's BasicLexer
+        self._token, self._unless_type = Token, UnlessCallback
+        self.start = table.start_states["start"]
+        self.end = table.end_states["start"]
+        # actions[state][symbol]: shift (or goto) to state s is s >= 0, reduce by rule r is ~r,
+        # a unit step is a _UnitSteps.
+        self.actions: list[dict] = [{} for _ in range(max(table.states) + 1)]
+        self.rules: list[tuple] = []
+        index: dict[object, int] = {}
+        for state, row in table.states.items():
+            for sym, (action, arg) in row.items():
+                if action is Shift:
+                    self.actions[state][sym] = arg
+                    continue
+                plan = self._plan(arg)
+                if plan is None:
+                    self.actions[state][sym] = _UnitSteps(arg.origin.name)
+                    continue
+                if arg not in index:
+                    index[arg] = len(self.rules)
+                    self.rules.append(plan)
+                self.actions[state][sym] = ~index[arg]
+        self.lexers: list[tuple | None] = [None] * len(self.actions)
+        self._compiled: dict[int, tuple] = {}
+        self.ignore = frozenset(lark.lexer_conf.ignore)
+
+    @staticmethod
+    def _plan(rule) -> tuple | None:
+        """(size, origin, kind, kept, method) for one rule, None for a unit step.
+
+        This is Lark's ParseTreeBuilder unrolled.  ``kept`` lists (child index, splice?) of the
+        children Lark keeps: anonymous and `_`-named terminals are dropped, the children of
+        `_`-named rules are spliced in.  It is None when every child is kept as it is.
+        """
+        size = len(rule.expansion)
+        kept = [(i, not sym.is_term and sym.name.startswith("_"))
+                for i, sym in enumerate(rule.expansion)
+                if rule.options.keep_all_tokens or not (sym.is_term and sym.filter_out)]
+        plain = len(kept) == size and not any(s for _, s in kept)
+        name = rule.alias or rule.options.template_source or rule.origin.name
+        method = getattr(_Builder, name, None)
+        if size == 0 and rule.origin.name != "start":
+            # Lark would give an empty child the extent of its parent; no rule here is empty.
+            raise NotImplementedError(f"empty rule {rule}")
+        if rule.origin.name.startswith("_"):
+            kind = _SPLICE
+        elif rule.options.expand1 and not rule.alias and len(kept) == 1 and not kept[0][1]:
+            if size == 1:
+                return None
+            if rule.expansion[kept[0][0]].is_term:
+                # Lark passes such a token up with its own extent, not the rule's.
+                raise NotImplementedError(f"`?rule` passing up a token: {rule}")
+            kind = _PASS
+        elif method is None:
+            raise NotImplementedError(f"no builder for rule {name}")
+        else:
+            kind = _BUILD
+        return size, rule.origin.name, kind, None if plain else kept, method
+
+    def _unit_steps(self, steps: _UnitSteps, below: int, ttype: str) -> int:
+        """Run a chain of unit steps on the state ``below``; remember where it ends."""
+        top = self.actions[below][steps.origin]
+        while (nxt := self.actions[top].get(ttype)).__class__ is _UnitSteps:
+            top = self.actions[below][nxt.origin]
+        steps[below] = top
+        return top
+
+    def _lexer(self, state: int) -> tuple:
+        """(match, keywords) for a parser state: the terminals Lark's lexer allows there.
+
+        The regex is the one Lark's scanner builds (its terminals, in its priority order).
+        ``keywords`` maps a terminal that can also spell a keyword (NAME: `def`, `fun`, …) to a
+        _Keywords memo.
+        """
+        basic = self._contextual[state]
+        if id(basic) not in self._compiled:
+            scanner = basic.scanner  # builds the scanner, and the keyword callbacks with it
+            pattern = "|".join(f"(?P<{t.name}>{t.pattern.to_regexp()})"
+                               for t in scanner.terminals)
+            keywords = {}
+            for ttype, callback in basic.callback.items():
+                if not isinstance(callback, self._unless_type):
+                    raise NotImplementedError(f"lexer callback on {ttype}")
+                keywords[ttype] = _Keywords(ttype, callback, self._token)
+            self._compiled[id(basic)] = (re.compile(pattern, basic.g_regex_flags).match,
+                                         keywords)
+        self.lexers[state] = self._compiled[id(basic)]
+        return self.lexers[state]
+
+    def parse(self, text: str, path: str) -> tuple[T.Module, int]:
+        """The module and its nesting depth; raises _Reject on any syntax error."""
+        b = _Builder(path)
+        actions, rules, lexers, ignore, end = (self.actions, self.rules, self.lexers,
+                                               self.ignore, self.end)
+        states = [self.start]
+        values: list[tuple] = []
+        pos, n, line, line_start = 0, len(text), 1, 0
+        while True:
+            # ---- the next token, lexed in the current parser state (ignored ones skipped)
+            match, keywords = lexers[states[-1]] or self._lexer(states[-1])
+            while pos < n:
+                m = match(text, pos)
+                if m is None:
+                    raise _Reject
+                ttype = m.lastgroup
+                start, pos = pos, m.end()
+                value = text[start:pos]
+                tline, tcol = line, start - line_start + 1
+                if "\n" in value:
+                    line += value.count("\n")
+                    line_start = start + value.rindex("\n") + 1
+                if ttype not in ignore:
+                    if ttype in keywords:
+                        ttype = keywords[ttype][value]
+                    tok = (value, tline, tcol, line, pos - line_start + 1, 0)
+                    break
+            else:
+                ttype = "$END"
+            # ---- reduce as long as the token asks for it, then shift it
+            while True:
+                act = actions[states[-1]].get(ttype)
+                if act.__class__ is _UnitSteps:
+                    top = act.get(states[-2])
+                    if top is None:
+                        top = self._unit_steps(act, states[-2], ttype)
+                    states[-1] = top
+                    act = actions[top].get(ttype)
+                if act is None:
+                    raise _Reject
+                if act >= 0:
+                    states.append(act)
+                    values.append(tok)
+                    break
+                size, origin, kind, kept, method = rules[~act]
+                if size:
+                    raw = values[-size:]
+                    del values[-size:]
+                    del states[-size:]
+                    first, last = raw[0], raw[-1]
+                    line0, col0, line1, col1 = first[1], first[2], last[3], last[4]
+                else:
+                    raw = []
+                    line0 = col0 = line1 = col1 = None
+                if kept is None:
+                    kids = raw
+                else:
+                    kids = []
+                    for i, splice in kept:
+                        if not splice:
+                            kids.append(raw[i])
+                        elif kids:
+                            kids.extend(raw[i][0])
+                        else:  # left recursion: extend the helper's own list (used only here)
+                            kids = raw[i][0]
+                if kind == _SPLICE:
+                    entry = (kids, line0, col0, line1, col1, 0)
+                elif kind == _PASS:
+                    entry = (kids[0][0], line0, col0, line1, col1, kids[0][5])
+                else:
+                    span = None if line0 is None else Span(path, line0, col0, line1, col1)
+                    height = 0
+                    for k in kids:  # (no max(): this loop is hot)
+                        height = max(height, k[5])
+                    entry = (method(b, kids, span), line0, col0, line1, col1, height + 1)
+                states.append(actions[states[-1]][origin])
+                values.append(entry)
+                if states[-1] == end:  # reached only by reducing `start` at the end of input
+                    return entry[0], entry[5]
+
+
+@lru_cache(maxsize=1)
+def _fast_parser() -> _FastParser | None:
+    try:
+        return _FastParser(_parser())
+    except (AttributeError, KeyError, NotImplementedError):
+        return None  # a Lark whose internals differ: parse with Lark alone (slower, same result)
 
 
 def decode_source(data: bytes, path: str) -> str:
@@ -357,21 +554,45 @@ def parse_module(text: str, path: str = "<input>") -> T.Module:
                              Span(path, k, MAX_LINE_CHARS + 1, k, MAX_LINE_CHARS + 2),
                              source_line=ln,
                              theorem=_decl_at(text, _offset(lines, k) + MAX_LINE_CHARS))
+    fast = _fast_parser()
+    if fast is not None:
+        try:
+            module, depth = fast.parse(text, path)
+            if depth <= MAX_NESTING:
+                return module
+        except (_Reject, ParseError):
+            pass  # reported below, in the order Lark's parse, the nesting check and the build do
+    return _parse_with_lark(text, path, lines)
+
+
+def _parse_with_lark(text: str, path: str, lines: list[str]) -> T.Module:
+    """The reference parser: Lark's parse tree with propagated positions, then the builder.
+
+    Used for input the fast parser rejects (it raises the errors users see) and by the tests.
+    """
     try:
         tree = _parser().parse(text)
     except UnexpectedInput as exc:
         raise _convert(exc, text, path) from None
     _check_nesting(tree, text, path)
+    b = _Builder(path)
+
+    def build(node: Tree) -> tuple:  # recursion depth is bounded by the nesting check
+        kids = [build(c) if isinstance(c, Tree) else
+                (str(c), c.line, c.column, c.end_line or c.line, c.end_column or c.column + len(c),
+                 0) for c in node.children]
+        meta = node.meta
+        span = None if getattr(meta, "empty", True) else \
+            Span(path, meta.line, meta.column, meta.end_line, meta.end_column)
+        return (getattr(b, node.data)(kids, span),)
+
     try:
-        return _Builder(path).transform(tree)
-    except VisitError as exc:  # a ParseError raised inside a rule (e.g. a bad attribute)
-        err = exc.orig_exc
-        if isinstance(err, ParseError):
-            # The declaration whose header holds the error (an attribute precedes its name).
-            end_of_line = _span_offset(lines, err.span) + len(lines[err.span.line - 1]) \
-                if err.span is not None else 0
-            raise err.with_context(theorem=_decl_at(text, end_of_line)) from None
-        raise
+        return build(tree)[0]
+    except ParseError as err:  # raised by a rule (e.g. a bad attribute)
+        # The declaration whose header holds the error (an attribute precedes its name).
+        end_of_line = _span_offset(lines, err.span) + len(lines[err.span.line - 1]) \
+            if err.span is not None else 0
+        raise err.with_context(theorem=_decl_at(text, end_of_line)) from None
 
 
 def parse_expr(text: str, path: str = "<input>") -> T.Term:
@@ -528,4 +749,3 @@ def _convert(exc: UnexpectedInput, text: str, path: str) -> ParseError:
     src = lines[line - 1] if 1 <= line <= len(lines) else ""
     return ParseError(msg, Span(path, line, col, line, col + 1), source_line=src,
                       theorem=_decl_at(text, pos))
-
