@@ -55,7 +55,9 @@ def _stub_decide(g, genv, checker, options) -> Verdict:
         raise RuntimeError("kaboom")
     if g.name.startswith("ok_"):
         return Verdict(g.name, g.path, 0, "proved", 0.0, rules=[f"rule_{g.name}", "unfold"],
-                       lemmas=cited, oracles=["oracle:ring"],
+                       lemmas=cited, oracles=["oracle:ring"], replayed=True,
+                       kernel=[f"kernel:rule_{g.name}", "oracle:index-ring"] +
+                       [f"lemma:{c}" for c in cited],
                        trace=[{"rule": "unfold", "at": "", "detail": "relu"},
                               {"rule": "hyp", "at": "he", "detail": "e r := shard R N n X r\n"
                                                                     "second line"}])
@@ -250,15 +252,22 @@ def test_axioms_follow_lemmas_transitively(root, capsys) -> None:
 theorem ok_a: proved  (a.lemma:6)
 lemmas (1, transitively):
   ok_c  (proved)
-rules (3):
-  rule_ok_a
-  rule_ok_c
-  unfold
-oracles (1):
-  oracle:ring
+rests on (3 kernel rules and oracles, transitively; no axioms.allow at the lemma root):
+  kernel:rule_ok_a
+  kernel:rule_ok_c
+  oracle:index-ring
 """
     code, out, _ = run(capsys, "axioms", "ok_b", "lib")
-    assert "ok_c  (proved)" in out and "rule_ok_b" in out and "rule_ok_c" in out
+    assert "ok_c  (proved)" in out and "kernel:rule_ok_b" in out and "kernel:rule_ok_c" in out
+
+
+def test_axioms_flag_what_the_allowlist_lacks(root, capsys) -> None:
+    (root / "axioms.allow").write_text("# test\nkernel:rule_ok_a — fine\n"
+                                       "oracle:index-ring — fine\n", encoding="utf-8")
+    code, out, _ = run(capsys, "axioms", "ok_a", ".")
+    assert code == 1
+    assert "  kernel:rule_ok_c   NOT IN axioms.allow\n" in out
+    assert "  kernel:rule_ok_a\n" in out
 
 
 def test_internal_errors_exit_3_without_a_traceback(root, capsys) -> None:

@@ -10,9 +10,10 @@ difference of the normal forms, a missing side condition, fuel running out).  A 
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from .errors import ShardproofError
 from .library import Library, LoadedFile, find_root
@@ -37,6 +38,7 @@ class Verdict:
     trace: list[dict[str, Any]] = field(default_factory=list)
     doc: str | None = None
     replayed: bool | None = None
+    kernel: list[str] = field(default_factory=list)   # what the replayed proof rests on
     cached: bool = field(default=False, compare=False)
 
     def _repr_html_(self) -> str:
@@ -61,6 +63,8 @@ class Verdict:
             out["residual"] = self.residual
         if self.replayed is not None:
             out["replayed"] = self.replayed
+        if self.kernel:
+            out["kernel"] = self.kernel
         return out
 
 
@@ -116,7 +120,7 @@ class Checker:
         self.options = options or Options()
         self.libraries: dict[Path, Library] = {}
         self.verdicts: dict[str, Verdict] = {}   # by theorem name, across files
-        self.results: dict[str, Any] = {}        # engine results of proved theorems
+        self.ktraces: dict[str, list] = {}        # the kernel traces of replayed proofs
         self.cache = None
         if self.options.cache_dir is not None:
             from .cache import VerdictCache
@@ -226,5 +230,47 @@ def check_text(text: str, path: str = "<notebook>.lemma", options: Options | Non
     return [ck.check_theorem(g, lf) for g in lf.own if g.kind == "theorem"]
 
 
-__all__ = ["Verdict", "Options", "Report", "Checker", "check_paths", "check_text",
-           "lemma_files", "import_closure"]
+def read_allowlist(root: str | Path) -> dict[str, str] | None:
+    """The lemma root's ``axioms.allow``: kernel rule or oracle name → its justification."""
+    f = Path(root) / "axioms.allow"
+    if not f.is_file():
+        return None
+    out: dict[str, str] = {}
+    for line in f.read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            name, _, why = line.partition(" — ")
+            out[name.strip()] = why.strip()
+    return out
+
+
+def rests_on(verdicts: dict[str, Verdict], name: str) -> tuple[set[str], dict[str, str]]:
+    """What a theorem rests on, transitively: kernel rules and oracles, and the lemmas (with
+    their verdicts) its proof and theirs cite."""
+    base: set[str] = set()
+    lemmas: dict[str, str] = {}
+    todo = [verdicts[name]]
+    while todo:
+        cur = todo.pop()
+        base.update(k for k in cur.kernel if not k.startswith(("def:", "lemma:")))
+        for dep_name in cur.lemmas:
+            if dep_name not in lemmas:
+                dep = verdicts.get(dep_name)
+                lemmas[dep_name] = dep.verdict if dep is not None else "not checked"
+                if dep is not None:
+                    todo.append(dep)
+    return base, lemmas
+
+
+__all__ = [
+    "Checker",
+    "Options",
+    "Report",
+    "Verdict",
+    "check_paths",
+    "check_text",
+    "import_closure",
+    "lemma_files",
+    "read_allowlist",
+    "rests_on",
+]

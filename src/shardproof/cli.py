@@ -622,37 +622,33 @@ def _trace_lines(trace: list[dict[str, Any]]) -> list[str]:
 
 
 def _cmd_axioms(s: _Session) -> int:
+    from .check import read_allowlist, rests_on
     got = _verdict_of(s, s.args.name)
     if got is None:
         return EXIT_INPUT
-    v, _lf = got
-    rules: set[str] = set()
-    oracles: set[str] = set()
-    lemmas: dict[str, str] = {}
-    todo = [v]
-    while todo:
-        cur = todo.pop()
-        rules.update(cur.rules)
-        oracles.update(cur.oracles)
-        for name in cur.lemmas:
-            if name in lemmas:
-                continue
-            dep = s.checker.verdicts.get(name)
-            lemmas[name] = dep.verdict if dep is not None else "not checked"
-            if dep is not None:
-                todo.append(dep)
+    v, lf = got
+    base, lemmas = rests_on(s.checker.verdicts, v.name)
+    allow = read_allowlist(s.checker.library_for(Path(lf.path)).root)
     out = s.out
     print(f"theorem {v.name}: {s.paint(v.verdict)}  ({v.file}:{v.line})", file=out)
     print(f"lemmas ({len(lemmas)}, transitively):", file=out)
     for name in sorted(lemmas):
         print(f"  {name}  ({s.paint(lemmas[name])})", file=out)
-    print(f"rules ({len(rules)}):", file=out)
-    for r in sorted(rules):
-        print(f"  {r}", file=out)
-    print(f"oracles ({len(oracles)}):", file=out)
-    for o in sorted(oracles):
-        print(f"  {o}", file=out)
-    ok = v.verdict == "proved" and all(st == "proved" for st in lemmas.values())
+    outside = sorted(b for b in base if allow is not None and b not in allow)
+    if v.replayed:
+        where = "axioms.allow" if allow is not None else "no axioms.allow at the lemma root"
+        print(f"rests on ({len(base)} kernel rules and oracles, transitively; {where}):",
+              file=out)
+        for b in sorted(base):
+            mark = "   NOT IN axioms.allow" if b in outside else ""
+            print(f"  {b}{mark}", file=out)
+    else:
+        print("not replayed by the kernel (checked with --no-replay, or not proved): the engine's "
+              "rules were", file=out)
+        for r in sorted(v.rules):
+            print(f"  {r}", file=out)
+    ok = v.verdict == "proved" and all(st == "proved" for st in lemmas.values()) and \
+        not outside
     return EXIT_OK if ok else EXIT_FAILED
 
 

@@ -10,15 +10,25 @@ exact arithmetic before they are reported as ``refuted``.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from . import terms as T
 from .pretty import pretty
 from .rewrite.ipoly import IPoly
 from .rewrite.nf import FuelExhausted, NFContext, Poly, Scalar, show_poly
-from .rewrite.normalize import (EngineGap, FVal, Normaliser, TVal, VarT, _Lazy, _PropVal,
-                                kind_of, size_leaves)
+from .rewrite.normalize import (
+    EngineGap,
+    FVal,
+    Normaliser,
+    TVal,
+    VarT,
+    _Lazy,
+    _PropVal,
+    kind_of,
+    size_leaves,
+)
 from .types import FinT, FunT, GlobalDecl, GlobalEnv, NatT, RealT, VecT, nonzero_names
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -480,9 +490,8 @@ def _missing_side_conditions(g: GlobalDecl, residual: str | None) -> str | None:
     return ", ".join(f"`{n} ≠ 0` (add a hypothesis `(h{n} : 0 < {n})`)" for n in missing)
 
 
-def decide(g: GlobalDecl, genv: GlobalEnv, checker: "Checker", options: "Options") -> "Verdict":
+def decide(g: GlobalDecl, genv: GlobalEnv, checker: Checker, options: Options) -> Verdict:
     from .check import Verdict
-
     from .types import is_negative_statement
 
     # `≠` between tensors or reals is a negative result ("not an identity"): proved by an
@@ -490,8 +499,9 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: "Checker", options: "Options
     if is_negative_statement(g):
         v = _decide_ne(g, genv, options)
         if v.verdict == "proved" and options.replay:
-            failure = replay_in_kernel(g, genv, [{"rule": "oracle",
-                                                  "oracle": "oracle:exact-evaluation"}], checker)
+            ktrace = [{"rule": "oracle", "oracle": "oracle:exact-evaluation"}]
+            failure, v.kernel = replay_in_kernel(g, genv, ktrace, checker)
+            checker.ktraces[g.name] = ktrace
             if failure is not None:  # pragma: no cover - the oracle is on the allowlist
                 v.verdict, v.reason = "unknown", f"the kernel rejects the witness: {failure}"
             v.replayed = failure is None
@@ -511,15 +521,17 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: "Checker", options: "Options
         opaques = sorted(r[7:] for r in ctx.rules_used if r.startswith("opaque:"))
         trace = list(at.steps) + [{"rule": "unfold", "at": "", "detail": d} for d in defs] + \
             list(ctx.trace)
-        replayed = None
+        replayed, kernel = None, []
         if options.replay:
-            failure = replay_in_kernel(g, genv, at.ktrace, checker)
+            failure, kernel = replay_in_kernel(g, genv, at.ktrace, checker)
+            checker.ktraces[g.name] = at.ktrace
             if failure is not None:
                 return Verdict(g.name, g.path, 0, "unknown", 0.0, reason="the engine's proof "
                                f"does not replay in the kernel: {failure}",
                                lemmas=sorted(set(at.lemmas)), trace=trace, replayed=False)
             replayed = True
         return Verdict(g.name, g.path, 0, "proved", 0.0, rules=rules, replayed=replayed,
+                       kernel=kernel,
                        lemmas=sorted(set(at.lemmas)),
                        oracles=[ORACLE_RING, ORACLE_INDEX] + [f"opaque:{o}" for o in opaques],
                        trace=trace)
@@ -574,24 +586,24 @@ def kernel_goal(g: GlobalDecl, genv: GlobalEnv, accepted: frozenset[str]) -> Any
 
 
 def replay_in_kernel(g: GlobalDecl, genv: GlobalEnv, ktrace: list[dict[str, Any]],
-                     checker: "Checker") -> str | None:
-    """Replay the engine's proof of ``g`` in the kernel; the kernel's reason when it rejects."""
+                     checker: Checker) -> tuple[str | None, list[str]]:
+    """Replay the engine's proof of ``g`` in the kernel: (the kernel's reason when it rejects,
+    what the replayed proof rests on)."""
     from .kernel import Rejected, replay
     accepted = frozenset(n for n, v in checker.verdicts.items()
                          if v.verdict == "proved" and v.replayed)
     try:
-        replay(kernel_goal(g, genv, accepted), ktrace, KERNEL_ORACLES)
+        return None, replay(kernel_goal(g, genv, accepted), ktrace, KERNEL_ORACLES)
     except Rejected as e:
-        return str(e)
+        return str(e), []
     except RecursionError:
-        return "the term is nested too deeply for the kernel"
-    return None
+        return "the term is nested too deeply for the kernel", []
 
 
 KERNEL_ORACLES = frozenset({"oracle:exact-evaluation"})
 
 
-def _search(g: GlobalDecl, genv: GlobalEnv, options: "Options") -> dict[str, Any] | None:
+def _search(g: GlobalDecl, genv: GlobalEnv, options: Options) -> dict[str, Any] | None:
     try:
         from . import semantics
     except ImportError:  # pragma: no cover - the evaluator is part of the package
@@ -650,7 +662,7 @@ def _given_witness(g: GlobalDecl, genv: GlobalEnv, step: T.ProofStep) -> dict[st
     return cx.to_dict() if cx is not None else None
 
 
-def _decide_ne(g: GlobalDecl, genv: GlobalEnv, options: "Options") -> "Verdict":
+def _decide_ne(g: GlobalDecl, genv: GlobalEnv, options: Options) -> Verdict:
     from .check import Verdict
 
     step = _witness_step(g)
@@ -659,7 +671,7 @@ def _decide_ne(g: GlobalDecl, genv: GlobalEnv, options: "Options") -> "Verdict":
             cex = _given_witness(g, genv, step)
         except Failure as f:
             return Verdict(g.name, g.path, 0, "unknown", 0.0, reason=f.reason)
-        except Exception as e:  # noqa: BLE001 - an evaluation error is reported, not raised
+        except Exception as e:
             from .semantics import EvalError
             if not isinstance(e, EvalError):
                 raise
@@ -684,4 +696,4 @@ def _decide_ne(g: GlobalDecl, genv: GlobalEnv, options: "Options") -> "Verdict":
                    reason="no witness found within the search budget")
 
 
-__all__ = ["decide", "attempt", "Attempt", "theorem_env", "time"]
+__all__ = ["Attempt", "attempt", "decide", "theorem_env", "time"]

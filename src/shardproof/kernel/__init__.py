@@ -250,6 +250,7 @@ def defeq(a: T.Term, b: T.Term, decls: dict[str, KDecl], fuel: list[int]) -> boo
     ua, ub = unfold_head(a, decls), unfold_head(b, decls)
     if ua is None and ub is None:
         return False
+    fuel[0] -= 500              # an unfolding costs more than a comparison: ≤ fuel/500 of them
     return defeq(beta(ua) if ua is not None else a, beta(ub) if ub is not None else b,
                  decls, fuel)
 
@@ -371,7 +372,7 @@ def discharge(h: T.Term, how: str, goal: Goal) -> None:
     body, binders = _strip_forall(h)
     if how.startswith("hyp:"):
         gh = goal.hyps.get(how[4:])
-        if gh is None or not defeq(h, gh, goal.decls, [4000]):
+        if gh is None or not defeq(h, gh, goal.decls, [20000]):
             raise Rejected(f"hypothesis `{how[4:]}` is not the instance required")
         return
     if how == "defeq" and isinstance(body, T.Cmp) and body.op == "=":
@@ -417,8 +418,13 @@ def rewrite(goal: Goal, step: dict[str, Any]) -> T.Term:
     if missing:
         raise Rejected(f"the instance leaves {sorted(missing)} unbound")
     sub, bound, pfins = at_path(goal.stmt, step["path"])
+    for v in inst.values():
+        for n in T.free_names(v):
+            if n not in goal.types and n not in bound and n not in goal.hyps and \
+                    goal.decls.get(n) is None and n not in ("Fin", "Vec", "Nat", "ℝ"):
+                raise Rejected(f"the instance mentions `{n}`, which is not in scope")
     lhs = subst(eq.lhs, inst)
-    if not defeq(lhs, sub, goal.decls, [4000]):
+    if not defeq(lhs, sub, goal.decls, [20000]):
         raise Rejected(f"the subterm at {step['path']} is not an instance of `{name}`'s left side")
     for v, size in fins.items():
         if v in inst:
@@ -459,10 +465,7 @@ def equations(stmt: T.Term) -> list[T.Term]:
 
 
 def close(goal: Goal, how: str) -> None:
-    hyps = list(goal.hyps.values())
     for s in equations(goal.stmt):
-        if isinstance(s, T.Cmp) and s.op in ("<", "≠") and size_fact(s, hyps):
-            continue
         if not (isinstance(s, T.Cmp) and s.op == "="):
             raise Rejected(f"cannot close a statement of the form `{type(s).__name__}`")
         a, b = beta(s.lhs), beta(s.rhs)
@@ -471,26 +474,57 @@ def close(goal: Goal, how: str) -> None:
         raise Rejected("the two sides are not definitionally equal")
 
 
-def close_norm(goal: Goal) -> None:
-    """A ``norm`` step: the kernel's own normal forms of the two sides are identical."""
+def close_norm(goal: Goal) -> set[str]:
+    """A ``norm`` step: the kernel's own normal forms of the two sides are identical.
+    Returns the normal-form rules that were used."""
     from .nf import Unsupported, check_statement
     hyps = list(goal.hyps.values())
     try:
-        check_statement(goal.stmt, goal.types, goal.hyps, goal.decls,
-                        lambda t: unfold_head(t, goal.decls), lambda s: size_fact(s, hyps))
+        return check_statement(goal.stmt, goal.types, goal.hyps, goal.decls,
+                               lambda t: unfold_head(t, goal.decls),
+                               lambda s: size_fact(s, hyps))
     except Unsupported as e:
         raise Rejected(str(e)) from None
 
 
 # --------------------------------------------------------------------------- replay
 
+# The kernel's rules and the oracles it calls, by the names a replay reports (the allowlist in
+# `lemmas/AXIOMS` justifies each; `shardproof axioms NAME` lists them).
+RULES = {
+    "kernel:delta": "d a₁…aₙ = body[params := a] for `def d params := body`",
+    "kernel:beta": "(fun x => b) a = b[x := a]",
+    "kernel:rw": "an instance of an accepted lemma or a hypothesis, at a position",
+    "kernel:discharge-hyp": "a cited lemma's hypothesis is a hypothesis of the goal",
+    "kernel:discharge-defeq": "a cited lemma's hypothesis holds by definitional equality",
+    "kernel:discharge-sizes": "a cited lemma's hypothesis is an equality of size polynomials",
+    "kernel:discharge-nonzero": "0 < m / m ≠ 0 for a monomial of sizes known nonzero",
+    "kernel:defeq": "the goal's sides are equal up to α, β, δ and size polynomials",
+    "kernel:size-fact": "0 < m / m ≠ 0 for a monomial of sizes known nonzero",
+    "kernel:nf-ring": "commutative-ring arithmetic of Fraction polynomials over atoms",
+    "kernel:nf-inverse": "a⁻¹ as a negative power when a ≠ 0 is known, else an atom; 0⁻¹ = 0",
+    "kernel:nf-indicator": "if c then a else b = b + [c]·(a − b), [c]² = [c]",
+    "kernel:nf-read": "(fun (i : Fin A) (j : Fin B) => e) (q·B + d) = e[i := q, j := d], 0 ≤ d < B",
+    "kernel:nf-sum": "Σ over a product range is Σ over its factors; Σ distributes over +; "
+                     "factors without the binder leave; Σ_{i<K} c = K·c; inner sums absorbed",
+    "kernel:nf-merge": "Σ_{u<U} Σ_{v<V} f(u·V + v) = Σ_{w<U·V} f(w)",
+    "kernel:nf-hypothesis": "a hypothesis ∀ r, x r = RHS gives x's value",
+    "kernel:opaque-congruence": "an opaque op applied to equal arguments has equal values",
+    "kernel:linear-jacobian": "op(…, dy)[k] = Σ_j J[k, j]·dy[j] for an op marked @[linear dy]",
+    "oracle:index-ring": "integer-polynomial arithmetic of sizes and indices (arith.IPoly)",
+    "oracle:index-range": "an index polynomial is below its range (arith.index_in_range, below)",
+    "oracle:exact-evaluation": "a `≠` witness evaluated by the semantics in exact arithmetic",
+}
+
+
 def replay(goal: Goal, trace: list[dict[str, Any]], oracles: frozenset[str] = frozenset()
            ) -> list[str]:
-    """Replay ``trace`` on ``goal``; returns what the proof rests on (rules, lemmas, oracles).
+    """Replay ``trace`` on ``goal``; returns what the proof rests on: the kernel rules and
+    oracles used, ``def:NAME`` for unfolded definitions and ``lemma:NAME`` for cited lemmas.
 
     Raises :class:`Rejected` at the first step that does not check, naming it.
     """
-    used: list[str] = []
+    used: set[str] = set()
     closed = False
     for k, step in enumerate(trace):
         rule = step.get("rule")
@@ -503,26 +537,29 @@ def replay(goal: Goal, trace: list[dict[str, Any]], oracles: frozenset[str] = fr
                 if bad:
                     raise Rejected(f"`{bad[0]}` is not a definition")
                 goal.stmt = unfold_all(goal.stmt, names, goal.decls)
-                used += [f"def:{n}" for n in sorted(names)]
+                used |= {f"def:{n}" for n in names} | {"kernel:delta", "kernel:beta"}
             elif rule == "rw":
                 goal.stmt = rewrite(goal, step)
-                used.append("lemma:" + step["lemma"] if step["lemma"] not in goal.hyps
-                            else "hyp")
-            elif rule in ("defeq", "norm"):
-                close(goal, rule) if rule == "defeq" else close_norm(goal)
-                closed = True
-                used.append("close:" + rule)
+                used |= {"kernel:rw", "oracle:index-ring", "oracle:index-range"}
+                used |= {"kernel:discharge-" + h.split(":")[0] for h in step["how"]}
+                if step["lemma"] not in goal.hyps:
+                    used.add("lemma:" + step["lemma"])
+            elif rule == "defeq":
+                close(goal, rule)
+                used |= {"kernel:defeq", "oracle:index-ring"}
+            elif rule == "norm":
+                used |= close_norm(goal)
             elif rule == "oracle":
                 if step.get("oracle") not in oracles:
                     raise Rejected(f"the oracle `{step.get('oracle')}` is not allowed")
-                closed = True
-                used.append(step["oracle"])
+                used.add(step["oracle"])
             else:
                 raise Rejected(f"unknown rule `{rule}`")
+            closed = rule in ("defeq", "norm", "oracle")
         except Rejected as e:
             raise Rejected(f"step {k + 1} ({rule}): {e}") from None
         except (KeyError, TypeError) as e:
             raise Rejected(f"step {k + 1} ({rule}): malformed step ({e!r})") from None
     if not closed:
         raise Rejected("the trace ends before the goal is closed")
-    return used
+    return sorted(used)

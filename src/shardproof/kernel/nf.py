@@ -24,8 +24,9 @@ arithmetic below.  Anything outside this fragment raises :class:`Unsupported`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any
 
 from .. import arith
 from .. import terms as T
@@ -73,26 +74,26 @@ class P:
         self.d = {m: c for m, c in (d or {}).items() if c != 0}
 
     @staticmethod
-    def const(c: Fraction | int) -> "P":
+    def const(c: Fraction | int) -> P:
         return P({(): Fraction(c)})
 
     @staticmethod
-    def atom(a: tuple) -> "P":
+    def atom(a: tuple) -> P:
         return P({((a, 1),): Fraction(1)})
 
-    def __add__(self, o: "P") -> "P":
+    def __add__(self, o: P) -> P:
         d = dict(self.d)
         for m, c in o.d.items():
             d[m] = d.get(m, 0) + c
         return P(d)
 
-    def scale(self, k: Fraction) -> "P":
+    def scale(self, k: Fraction) -> P:
         return P({m: c * k for m, c in self.d.items()})
 
-    def __sub__(self, o: "P") -> "P":
+    def __sub__(self, o: P) -> P:
         return self + o.scale(Fraction(-1))
 
-    def mul(self, o: "P", nz: frozenset) -> "P":
+    def mul(self, o: P, nz: frozenset) -> P:
         d: dict = {}
         for m1, c1 in self.d.items():
             for m2, c2 in o.d.items():
@@ -210,6 +211,7 @@ class NF:
         self.depth = 0
         self.shadowed: set[str] = set()      # names a `∀` of the statement rebinds
         self.factors: dict[IPoly, list[IPoly]] = {}
+        self.used = {"kernel:nf-ring", "kernel:delta", "kernel:beta", "oracle:index-ring"}
 
     def tick(self) -> None:
         self.fuel -= 1
@@ -397,6 +399,7 @@ class NF:
         raise Unsupported(f"the operator {op}")
 
     def inverse(self, b: P) -> P:
+        self.used.add("kernel:nf-inverse")
         if not b.d:
             return P()                                        # 0⁻¹ = 0
         if len(b.d) == 1:
@@ -411,6 +414,7 @@ class NF:
         return P.atom(("invp", b.scale(1 / lead).key())).scale(1 / lead)
 
     def cond(self, c: T.Term, env: dict) -> P:
+        self.used.add("kernel:nf-indicator")
         if isinstance(c, T.And):
             return self.cond(c.lhs, env).mul(self.cond(c.rhs, env), self.nz)
         if not isinstance(c, T.Cmp):
@@ -463,6 +467,8 @@ class NF:
     def digits(self, p: IPoly, sizes: list[IPoly]) -> list[IPoly]:
         """``p = d₁·(B₂⋯Bₖ) + … + dₖ`` with every ``0 ≤ dⱼ < Bⱼ`` shown by the range check."""
         out: list[IPoly] = []
+        if len(sizes) > 1:
+            self.used |= {"kernel:nf-read", "oracle:index-range"}
         for b in reversed(sizes[1:]):
             mono = b.as_monomial()
             if mono is None or mono[0] <= 0:
@@ -491,6 +497,7 @@ class NF:
         return self.mk_sum(binders, self.real(self.ev(t.body, e)))
 
     def mk_sum(self, binders: list[tuple[str, IPoly]], body: P) -> P:
+        self.used.add("kernel:nf-sum")
         out = P()
         for m, c in body.d.items():
             out = out + self.sum_mono(binders, m).scale(c)
@@ -561,6 +568,7 @@ class NF:
                     new = [(isubst(f, sub), e) for f, e in factors]
                     if any(u in ivars(f, memo) for f, _ in new):
                         continue
+                    self.used.add("kernel:nf-merge")
                     rng[next(iter(w.vars()))] = rng[u] * rng[v]
                     del rng[u], rng[v]
                     factors, again = new, True
@@ -604,6 +612,9 @@ class NF:
         return F(more)
 
     def opaque(self, d: Any, vals: list) -> Any:
+        self.used.add("kernel:opaque-congruence")
+        if d.linear_in is not None:
+            self.used.add("kernel:linear-jacobian")
         env = dict(zip(d.params, vals))
         sizes = tuple(v for p, v, ty in zip(d.params, vals, d.ptypes) if _head(ty) == "Nat")
         if _head(d.ret) == "ℝ":
@@ -635,7 +646,7 @@ class NF:
 
 def check_statement(stmt: T.Term, types: dict[str, T.Term], hyps: dict[str, T.Term],
                     decls: Any, unfold: Callable[[T.Term], T.Term | None],
-                    size_fact: Callable[[T.Term], bool]) -> None:
+                    size_fact: Callable[[T.Term], bool]) -> set[str]:
     """Decide every equation of ``stmt`` by the kernel's normal form; raise when one fails."""
     from . import nonzero_names
     nfc = NF(decls, nonzero_names(list(hyps.values())))
@@ -653,10 +664,12 @@ def check_statement(stmt: T.Term, types: dict[str, T.Term], hyps: dict[str, T.Te
         if _head(ty) == "Nat":
             continue
         if name in defined:
+            nfc.used.add("kernel:nf-hypothesis")
             env[name] = _defined_value(nfc, defined[name], env)
         else:
             env[name] = nfc.var_value(name, ty, env)
     _statement(nfc, stmt, env, unfold, size_fact)
+    return nfc.used
 
 
 def _hypothesis_definitions(types: dict[str, T.Term], hyps: dict[str, T.Term]) -> dict:
@@ -735,6 +748,7 @@ def _statement(nfc: NF, s: T.Term, env: dict, unfold, size_fact) -> None:
         _equal(nfc, nfc.ev(s.lhs, env), nfc.ev(s.rhs, env))
         return
     if isinstance(s, T.Cmp) and not (T.free_names(s) & nfc.shadowed) and size_fact(s):
+        nfc.used.add("kernel:size-fact")
         return
     raise Unsupported(f"a statement of the form {type(s).__name__}")
 
