@@ -52,12 +52,14 @@ _ENGINE_HASH: str | None = None
 
 
 def engine_fingerprint() -> str:
-    """A hash of the checker's own source (engine, semantics, prelude): any edit re-checks."""
+    """A hash of the checker's own source (engine, kernel, semantics, prelude): any edit
+    re-checks."""
     global _ENGINE_HASH
     if _ENGINE_HASH is None:
         base = Path(__file__).resolve().parent
         h = hashlib.sha256()
         files = sorted(list(base.glob("*.py")) + list(base.glob("rewrite/*.py"))
+                       + list(base.glob("kernel/*.py"))
                        + list(base.glob("prelude/*.lemma")) + [base / "grammar.lark"])
         for f in files:
             h.update(f.name.encode())
