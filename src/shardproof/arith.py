@@ -19,6 +19,7 @@ from typing import Any
 
 from . import terms as T
 from .rewrite.ipoly import IPoly, below
+from .ring import RPoly, index_vars, map_indices, srt  # noqa: F401  (the ring/field oracle)
 
 class NotASize(Exception):
     """The term is not built from size names, numerals, `+` and `*`."""
@@ -149,6 +150,24 @@ def index_in_range(index: T.Term, bound: T.Term, var_bounds: dict[str, T.Term],
     shifted = diff.subs({s: s + 1 for s in positive}, simultaneous=True)
     gens = sorted(shifted.free_symbols, key=lambda s: s.name)
     return _nonneg_coeffs(shifted, gens)
+
+
+def digits(p: IPoly, sizes: list[IPoly], bounds: dict[str, IPoly],
+           positive: frozenset[str]) -> list[IPoly] | None:
+    """``p = d₁·(B₂⋯Bₖ) + … + dₖ`` for ``sizes = [B₁, …, Bₖ]``, with every ``0 ≤ dⱼ < Bⱼ``
+    (``j ≥ 2``) shown by :func:`below` over the index variables' ``bounds``; None when a range
+    is not a monomial or a digit is not shown in range."""
+    out: list[IPoly] = []
+    for b in reversed(sizes[1:]):
+        mono = b.as_monomial()
+        if mono is None or mono[0] <= 0:
+            return None
+        q, r = p.divide_by_monomial(*mono)
+        if not below(r, b, {v: bounds[v] for v in r.vars() if v in bounds}, positive):
+            return None
+        out.append(r)
+        p = q
+    return [p] + out[::-1]
 
 
 def size_value(t: T.Term, values: dict[str, int]) -> int:

@@ -312,6 +312,11 @@ class Prover:
     def equal(self, lhs: T.Term, rhs: T.Term, ty: Any, env: dict[str, Any]) -> None:
         if isinstance(ty, RealT) or ty is None:
             a, b = self.nz.real(lhs, env), self.nz.real(rhs, env)
+            if not (isinstance(a, Poly) and isinstance(b, Poly)):
+                # An equation the elaborator never typed (one a `rw` or `unfold` brought in).
+                raise EngineGap(f"the type of the equation `{pretty(lhs)[:80]} = …` is not "
+                                "known here (it came from unfolding or rewriting); prove it "
+                                "as a lemma of its own and cite it")
             self.compare(a, b, lhs, rhs)
             return
         if isinstance(ty, VecT):
@@ -447,7 +452,7 @@ def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
                     moved = {}
                     _retype(before, goal.stmt, cur_types, moved)
                     cur_types.update(moved)
-                    ktrace.append({"rule": "rw", "lemma": rec["lemma"], "path": rec.pop("path"),
+                    ktrace.append({"rule": "rw", "lemma": rec["lemma"], "paths": rec.pop("paths"),
                                    "inst": rec.pop("inst"), "how": rec.pop("how")})
                     steps.append(rec)
                     count += 1

@@ -93,16 +93,17 @@ def _rebuild(t: T.Term, f) -> T.Term:
         names = _FIELDS[type(t)] = tuple(fl.name for fl in fields(t))
     changed = False
 
-    def g(v: Any) -> Any:
+    def g(v: Any) -> Any:                   # not recursive: no reference cycle to collect
         nonlocal changed
-        if isinstance(v, tuple):
-            return tuple(map(g, v))
         if isinstance(v, T.Term):
             w = f(v)
             changed = changed or w is not v
             return w
         return v
-    vals = {n: g(getattr(t, n)) for n in names}
+    vals = {}
+    for n in names:
+        v = getattr(t, n)
+        vals[n] = tuple(map(g, v)) if isinstance(v, tuple) else g(v)
     return type(t)(**vals) if changed else t
 
 
@@ -270,41 +271,14 @@ def at_path(t: T.Term, path: list[int]) -> tuple[T.Term, set[str], dict[str, T.T
     return t, bound, fins
 
 
-def replace_like(t: T.Term, path: list[int], new: T.Term) -> T.Term:
-    """Replace the subterm at ``path`` by ``new``, and every other occurrence of it whose free
-    names (and those of ``new``) are bound the same way: free at both places, or bound by
-    binders of the same type (a `Fin` range over outer names).  Elsewhere the occurrence means
-    something else (an index of a different range, say) and is left alone."""
-    old = at_path(t, path)[0]
-    names = T.free_names(old) | T.free_names(new)
-
-    def scope(u: T.Term, pos: tuple[int, ...], env: dict[str, Any], bound: frozenset[str]):
-        if isinstance(u, _BINDING):
-            env = dict(env)
-            for b in u.binders:
-                if b.name in names:
-                    # Bound by a binder whose type mentions bound names: never the same meaning.
-                    dependent = b.ty is None or T.free_names(b.ty) & bound
-                    env[b.name] = pos if dependent else b.ty
-                bound = bound | {b.name}
-        return env, bound
-
-    env0: dict[str, Any] = {}
-    bound0: frozenset[str] = frozenset()
-    u = t
-    for i, k in enumerate(path):
-        env0, bound0 = scope(u, tuple(path[:i]), env0, bound0)
-        u = kids(u)[k]
-
-    def go(u: T.Term, pos: tuple[int, ...], env: dict[str, Any], bound: frozenset[str]
-           ) -> T.Term:
-        if u == old and env == env0:
-            return new
-        env, bound = scope(u, pos, env, bound)
-        k = count()
-        return _map(u, lambda c: go(c, pos + (next(k),), env, bound))
-
-    return go(t, (), {}, frozenset())
+def replace_at(t: T.Term, path: list[int], new: T.Term) -> T.Term:
+    """``t`` with the subterm at ``path`` replaced by ``new``."""
+    if not path:
+        return new
+    if not isinstance(t, _BINDING + _NODES):
+        raise Rejected(f"cannot rewrite inside a `{type(t).__name__}`")
+    k = count()
+    return _map(t, lambda c: replace_at(c, path[1:], new) if next(k) == path[0] else c)
 
 
 # --------------------------------------------------------------------------- rewriting
@@ -386,37 +360,44 @@ def rewrite(goal: Goal, step: dict[str, Any]) -> T.Term:
     vars_ = set(params) | {b.name for b in bs}
     fins |= {b.name: _fin_of(b) for b in bs if _fin_of(b) is not None}
     if not (isinstance(eq, T.Cmp) and eq.op == "="):
-        raise Rejected(f"`{name}` is not an equation")
+        eq = T.Cmp("=", eq, T.Cmp("=", _ZERO, _ZERO))   # a proved proposition P is P = True
     inst: dict[str, T.Term] = step["inst"]
     if not set(inst) <= vars_:
         raise Rejected(f"the instance binds names that are not variables of `{name}`")
     missing = (T.free_names(eq.lhs) | T.free_names(eq.rhs)) & vars_ - set(inst)
     if missing:
         raise Rejected(f"the instance leaves {sorted(missing)} unbound")
-    sub, bound, pfins = at_path(goal.stmt, step["path"])
-    scope = set(goal.types) | bound | set(goal.hyps) | {"Fin", "Vec", "Nat", "ℝ"}
-    for v in inst.values():
-        for n in T.free_names(v) - scope:
-            if goal.decls.get(n) is None:
-                raise Rejected(f"the instance mentions `{n}`, which is not in scope")
-    if not defeq(subst(eq.lhs, inst), sub, goal.decls, [20000]):
-        raise Rejected(f"the subterm at {step['path']} is not an instance of `{name}`'s left side")
-    for v, size in fins.items():
-        if v in inst and not _holds(arith.index_in_range, inst[v], subst(size, inst),
-                                    {**goal.fins, **pfins}):
-            raise Rejected(f"the index `{v}` of `{name}` is not shown in range")
+    lhs, rhs = subst(eq.lhs, inst), subst(eq.rhs, inst)
+    hs = [(hname, subst(h, inst)) for hname, h in rhyps]
+    stmt = goal.stmt
+    if not step["paths"]:
+        raise Rejected("no position to rewrite at")
+    for path in step["paths"]:                    # each occurrence is checked where it is
+        sub, bound, pfins = at_path(stmt, path)
+        scope = set(goal.types) | bound | set(goal.hyps) | {"Fin", "Vec", "Nat", "ℝ"}
+        for v in inst.values():
+            for n in T.free_names(v) - scope:
+                if goal.decls.get(n) is None:
+                    raise Rejected(f"the instance mentions `{n}`, which is not in scope")
+        if not defeq(lhs, sub, goal.decls, [20000]):
+            raise Rejected(f"the subterm at {path} is not an instance of `{name}`'s left side")
+        for v, size in fins.items():
+            if v in inst and not _holds(arith.index_in_range, inst[v], subst(size, inst),
+                                        {**goal.fins, **pfins}):
+                raise Rejected(f"the index `{v}` of `{name}` is not shown in range")
+        for hname, hi in hs:
+            if T.free_names(hi) & bound:
+                raise Rejected(f"hypothesis `{hname}` would mention a bound variable")
+        stmt = replace_at(stmt, path, rhs)
     hows = step["how"]
     if len(hows) != len(rhyps):
         raise Rejected(f"{len(rhyps)} hypotheses of `{name}` but {len(hows)} discharges")
-    for (hname, h), how in zip(rhyps, hows):
-        hi = subst(h, inst)
-        if T.free_names(hi) & bound:
-            raise Rejected(f"hypothesis `{hname}` would mention a bound variable")
+    for (hname, hi), how in zip(hs, hows):
         try:
             discharge(hi, how, goal)
         except Rejected as e:
             raise Rejected(f"hypothesis `{hname}` of `{name}`: {e}") from None
-    return replace_like(goal.stmt, step["path"], subst(eq.rhs, inst))
+    return stmt
 
 
 # --------------------------------------------------------------------------- closing
@@ -451,14 +432,14 @@ def close_norm(goal: Goal) -> set[str]:
 RULES = {
     "kernel:delta": "d a₁…aₙ = body[params := a] for `def d params := body`",
     "kernel:beta": "(fun x => b) a = b[x := a]",
-    "kernel:rw": "an instance of an accepted lemma or a hypothesis, at a position",
+    "kernel:rw": "an instance of an accepted lemma or a hypothesis, at a position "
+                 "(a proposition P that is not an equation rewrites to True: P = True)",
     "kernel:discharge-hyp": "a cited lemma's hypothesis is a hypothesis of the goal",
     "kernel:discharge-defeq": "a cited lemma's hypothesis holds by definitional equality",
     "kernel:discharge-sizes": "a cited lemma's hypothesis is an equality of size polynomials",
     "kernel:discharge-nonzero": "0 < m / m ≠ 0 for a monomial of sizes known nonzero",
     "kernel:defeq": "the goal's sides are equal up to α, β, δ and size polynomials",
     "kernel:size-fact": "0 < m / m ≠ 0 for a monomial of sizes known nonzero",
-    "kernel:nf-ring": "commutative-ring arithmetic of Fraction polynomials over atoms",
     "kernel:nf-inverse": "a⁻¹ as a negative power when a ≠ 0 is known, else an atom; 0⁻¹ = 0",
     "kernel:nf-indicator": "if c then a else b = b + [c]·(a − b), [c]² = [c]",
     "kernel:nf-read": "(fun (i : Fin A) (j : Fin B) => e) (q·B + d) = e[i := q, j := d], 0 ≤ d < B",
@@ -468,6 +449,7 @@ RULES = {
     "kernel:nf-hypothesis": "a hypothesis ∀ r, x r = RHS gives x's value",
     "kernel:opaque-congruence": "an opaque op applied to equal arguments has equal values",
     "kernel:linear-jacobian": "op(…, dy)[k] = Σ_j J[k, j]·dy[j] for an op marked @[linear dy]",
+    "oracle:ring": "commutative-ring arithmetic of rational polynomials over atoms (arith.RPoly)",
     "oracle:index-ring": "integer-polynomial arithmetic of sizes and indices (arith.IPoly)",
     "oracle:index-range": "an index polynomial is below its range (arith.index_in_range, below)",
     "oracle:exact-evaluation": "a `≠` witness evaluated by the semantics in exact arithmetic",

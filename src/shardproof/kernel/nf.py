@@ -3,12 +3,13 @@
 A deliberately plain re-implementation of the meaning of terms as polynomials, written
 independently of the engine (:mod:`shardproof.rewrite`), that decides nothing by search:
 
-* reals are polynomials with ``Fraction`` coefficients over *atoms* (hashable tuples); a size
-  name or a scalar a hypothesis makes nonzero may have a negative exponent, any other inverse is
-  an atom of its own (Lean's ``x / 0 = 0`` keeps ``(a·b)⁻¹ = a⁻¹·b⁻¹`` true for every value);
+* reals are polynomials over *atoms* (hashable tuples) in the ring/field oracle
+  (``arith.RPoly``); a size name or a scalar a hypothesis makes nonzero may take a negative
+  exponent, any other inverse is an atom of its own (Lean's ``x / 0 = 0`` keeps
+  ``(a·b)⁻¹ = a⁻¹·b⁻¹`` true for every value);
 * indices and sizes are integer polynomials (the gateway's ``IPoly``);
 * a vector is read at an index; reading ``fun (i : Fin A) (j : Fin B) => e`` at ``p`` needs
-  digits ``p = q·B + d`` with ``0 ≤ d < B`` shown by the gateway's range check (``below``);
+  digits ``p = q·B + d`` with ``0 ≤ d < B`` shown by the gateway's range check;
 * ``∑`` over ``Fin (A·B·…)`` is written over one binder per factor (the size's product tree),
   distributed over ``+``, constant factors pulled out, inner sums absorbed, unused binders
   replaced by their range; the binders are named by height and ordered by a signature that
@@ -16,140 +17,39 @@ independently of the engine (:mod:`shardproof.rewrite`), that decides nothing by
   differently compare unequal: incomplete, never unsound);
 * an opaque op is an atom of its arguments (each read at reserved index names), an op marked
   linear in ``dy`` is ``Σ_j J[k, j] · dy[j]``; ``if`` is ``b + [c]·(a − b)`` with ``[c]`` an
-  idempotent indicator atom, decided when the comparison is between constants.
+  idempotent indicator atom, decided when the comparison is between constants;
+* a hypothesis ``∀ (r : Fin S), x r = RHS`` (or ``x = RHS``, ``a = size``) defines the theorem's
+  variable ``x``: it is substituted before evaluation.
 
-Two sides are equal when their polynomials are identical: the *ring oracle* is the dictionary
-arithmetic below.  Anything outside this fragment raises :class:`Unsupported`.
+Two sides are equal when their polynomials are identical.  Anything outside this fragment
+raises :class:`Unsupported`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
-from functools import partial
 from itertools import permutations
 from math import prod
 from typing import Any
 
 from .. import arith
 from .. import terms as T
-from . import Goal, Rejected, _holds, _strip_forall, nonzero_names, size_fact
+from . import Goal, Rejected, _holds, _strip_forall, nonzero_names, size_fact, subst
 
-IPoly = arith.IPoly
+IPoly, RPoly = arith.IPoly, arith.RPoly
 ONE = IPoly.const(1)
-IND = ("pos", "ieq", "ilt")                 # indicator atoms: [c]² = [c]
 
 
 class Unsupported(Rejected):
     """The term is outside the kernel's normal-form fragment (the step is not accepted)."""
 
 
-# --------------------------------------------------------------------------- polynomials
-
-def _srt(xs) -> tuple:
-    return tuple(sorted(xs, key=repr))
-
-
-def mono_mul(a: tuple, b: tuple, nz: frozenset) -> tuple:
-    d = dict(a)
-    for atom, e in b:
-        d[atom] = 1 if atom[0] in IND else d.get(atom, 0) + e
-        if d[atom] < 0 and not _may_invert(atom, nz):
-            raise Unsupported("a negative power of an atom not known nonzero")
-    return _srt((x, e) for x, e in d.items() if e)
-
-
-def _may_invert(atom: tuple, nz: frozenset) -> bool:
-    """A size name or a scalar variable that a hypothesis makes nonzero."""
-    if atom[0] == "n":
-        vs = atom[1].vars()
-        return len(vs) == 1 and vs <= nz and atom[1] == IPoly.var(*vs)
-    return atom[0] == "x" and not atom[2] and atom[1] in nz
-
-
-class P:
-    """A polynomial over atoms: ``{monomial: coefficient}``; a monomial is a sorted tuple of
-    ``(atom, exponent)``."""
-
-    __slots__ = ("d",)
-
-    def __init__(self, d: dict | None = None) -> None:
-        self.d = {m: c for m, c in (d or {}).items() if c != 0}
-
-    @staticmethod
-    def const(c: Fraction | int) -> P:
-        return P({(): Fraction(c)})
-
-    @staticmethod
-    def atom(a: tuple) -> P:
-        return P({((a, 1),): Fraction(1)})
-
-    def __add__(self, o: P) -> P:
-        d = dict(self.d)
-        for m, c in o.d.items():
-            d[m] = d.get(m, 0) + c
-        return P(d)
-
-    def scale(self, k: Fraction) -> P:
-        return P({m: c * k for m, c in self.d.items()})
-
-    def __sub__(self, o: P) -> P:
-        return self + o.scale(Fraction(-1))
-
-    def mul(self, o: P, nz: frozenset) -> P:
-        d: dict = {}
-        for m1, c1 in self.d.items():
-            for m2, c2 in o.d.items():
-                m = mono_mul(m1, m2, nz)
-                d[m] = d.get(m, 0) + c1 * c2
-        return P(d)
-
-    def key(self) -> tuple:
-        return ("P", _srt(self.d.items()))
-
-
-def imap(x: Any, f: Callable[[IPoly], IPoly]) -> Any:
-    """``f`` applied to every index polynomial of an atom/key, re-sorting what is sorted."""
-    if isinstance(x, IPoly):
-        return f(x)
-    if not isinstance(x, tuple):
-        return x
-    if x and x[0] == "P":
-        return ("P", _srt((imap(m, f), c) for m, c in x[1]))
-    out = tuple(imap(e, f) for e in x)
-    if x and isinstance(x[0], tuple) and len(x[0]) == 2 and isinstance(x[0][1], int) \
-            and isinstance(x[0][0], tuple):
-        return _srt(out)                                    # a monomial
-    return out
-
-
-def rename(x: Any, ren: dict[str, str]) -> Any:
-    return imap(x, lambda p: p.rename(ren))
-
-
-def ivars(x: Any, memo: dict) -> frozenset[str]:
-    """The index variables an atom/key mentions."""
-    if isinstance(x, IPoly):
-        return x.vars()
-    if isinstance(x, tuple):
-        hit = memo.get(id(x))
-        if hit is not None and hit[0] is x:
-            return hit[1]
-        out: frozenset[str] = frozenset()
-        for e in x:
-            out |= ivars(e, memo)
-        memo[id(x)] = (x, out)
-        return out
-    return frozenset()
-
-
-# --------------------------------------------------------------------------- values
-
 class V:
     """A vector: the factors of its size (for fresh indices; they multiply to the size) and
     how to read it."""
 
-    def __init__(self, leaves: list[IPoly], read: Callable[[IPoly], P]) -> None:
+    def __init__(self, leaves: list[IPoly], read: Callable[[IPoly], RPoly]) -> None:
         self.leaves, self.read = leaves, read
 
 
@@ -161,30 +61,15 @@ class F:
         self.apply, self.dom = apply, dom
 
 
-class Lazy:
-    """A value a hypothesis defines, evaluated on first use."""
-
-    def __init__(self, thunk: Callable[[], Any]) -> None:
-        self.thunk, self.val, self.busy = thunk, None, False
-
-    def force(self) -> Any:
-        if self.val is None:
-            if self.busy:
-                raise Unsupported("hypotheses that define each other")
-            self.busy = True
-            self.val = self.thunk()
-        return self.val
-
-
 def _head(ty: T.Term | None) -> str:
     if isinstance(ty, T.App) and isinstance(ty.fn, T.Var):
         return ty.fn.name
     return ty.name if isinstance(ty, T.Var) else ""
 
 
-def _decide(op: str, v: Any) -> P:
+def _decide(op: str, v: Any) -> RPoly:
     """The comparison ``0 op v`` for a constant ``v``, as 0 or 1."""
-    return P.const(int({"=": v == 0, "≠": v != 0, "<": v > 0, "≤": v >= 0}[op]))
+    return RPoly.const(int({"=": v == 0, "≠": v != 0, "<": v > 0, "≤": v >= 0}[op]))
 
 
 class NF:
@@ -194,12 +79,10 @@ class NF:
         self.decls, self.hyps = goal.decls, list(goal.hyps.values())
         self.nz = frozenset(nonzero_names(self.hyps))
         self.bounds: dict[str, IPoly] = {}
-        self.fuel = fuel
-        self.counter = 0
-        self.depth = 0
-        self.shadowed: set[str] = set()      # names a `∀` of the statement rebinds
         self.factors: dict[IPoly, list[IPoly]] = {}
-        self.used = {"kernel:nf-ring", "kernel:delta", "kernel:beta", "oracle:index-ring"}
+        self.fuel, self.counter, self.depth = fuel, 0, 0
+        self.shadowed: set[str] = set()      # names a `∀` of the statement rebinds
+        self.used = {"oracle:ring", "kernel:delta", "kernel:beta", "oracle:index-ring"}
 
     def tick(self) -> None:
         self.fuel -= 1
@@ -209,6 +92,13 @@ class NF:
     def fresh(self, base: str = "%") -> str:
         self.counter += 1
         return f"{base}{self.counter}"
+
+    def invertible(self, atom: tuple) -> bool:
+        """A size name or a scalar variable that a hypothesis makes nonzero."""
+        if atom[0] == "n":
+            vs = atom[1].vars()
+            return len(vs) == 1 and vs <= self.nz and atom[1] == IPoly.var(*vs)
+        return atom[0] == "x" and not atom[2] and atom[1] in self.nz
 
     def index(self, leaves: list[IPoly], name: Callable[[int], str], unit: bool = True
               ) -> tuple[IPoly, list[tuple[str, IPoly]]]:
@@ -231,12 +121,12 @@ class NF:
         if h == "Nat":
             return IPoly.var(name)
         if h == "ℝ":
-            return P.atom(("x", name, fam))
+            return RPoly.atom(("x", name, fam))
         if h == "Fin":
-            lv = self.leaves(ty.args[0], env)
-            return self.index(lv, lambda k: f"{name}.{k}")[0]
+            return self.index(self.leaves(ty.args[0], env), lambda k: f"{name}.{k}")[0]
         if h == "Vec":
-            return V(self.leaves(ty.args[0], env), lambda p: P.atom(("x", name, fam + (p,))))
+            return V(self.leaves(ty.args[0], env),
+                     lambda p: RPoly.atom(("x", name, fam + (p,))))
         if isinstance(ty, T.Arrow):               # applied to a replica index or an argument
             dom = self.nat(ty.dom.args[0], env) if _head(ty.dom) == "Fin" else None
             return F(lambda v: self.var_value(
@@ -247,7 +137,7 @@ class NF:
         """A canonical key for an argument: a vector is read at reserved index names."""
         if isinstance(v, IPoly):
             return v
-        if isinstance(v, P):
+        if isinstance(v, RPoly):
             return v.key()
         if not isinstance(v, V):
             raise Unsupported("a function passed to an opaque op")
@@ -275,12 +165,12 @@ class NF:
         v = self.nat(t, env)
         return list(self.factors.get(v, [v]))
 
-    def real(self, v: Any) -> P:
-        if isinstance(v, P):
+    def real(self, v: Any) -> RPoly:
+        if isinstance(v, RPoly):
             return v
         if isinstance(v, IPoly):                 # a size or index used as a real
-            return P({_srt((("n", IPoly.var(x)), e) for x, e in m): Fraction(c)
-                      for m, c in v.terms})
+            return RPoly({arith.srt((("n", IPoly.var(x)), e) for x, e in m): Fraction(c)
+                          for m, c in v.terms})
         raise Unsupported("a vector or function where a real is expected")
 
     # ---- evaluation
@@ -288,13 +178,12 @@ class NF:
         self.tick()
         if isinstance(t, T.Num):
             v = t.value
-            return IPoly.const(int(v)) if v.denominator == 1 and v >= 0 else P.const(v)
+            return IPoly.const(int(v)) if v.denominator == 1 and v >= 0 else RPoly.const(v)
         head, args = (t.fn, t.args) if isinstance(t, T.App) else (t, ())
         if isinstance(head, T.Var) and head.name not in env:
             return self.glob(head.name, args, env)
         if isinstance(t, T.Var):
-            val = env[t.name]
-            return val.force() if isinstance(val, Lazy) else val
+            return env[t.name]
         if isinstance(t, T.App):
             f = self.ev(t.fn, env)
             for a in t.args:
@@ -307,14 +196,13 @@ class NF:
         if isinstance(t, T.BinOp):
             return self.binop(t, env)
         if isinstance(t, T.Neg):
-            return self.real(self.ev(t.arg, env)).scale(Fraction(-1))
+            return self.real(self.ev(t.arg, env)).scale(-1)
         if isinstance(t, T.Ite):
             c = self.cond(t.cond, env)
             a, b = self.ev(t.then, env), self.ev(t.els, env)
             if isinstance(a, V) and isinstance(b, V):
-                return V(a.leaves, lambda p: b.read(p) + c.mul(a.read(p) - b.read(p), self.nz))
-            a, b = self.real(a), self.real(b)
-            return b + c.mul(a - b, self.nz)
+                return V(a.leaves, lambda p: b.read(p) + c * (a.read(p) - b.read(p)))
+            return self.real(b) + c * (self.real(a) - self.real(b))
         raise Unsupported(f"a term of the form {type(t).__name__}")
 
     def apply(self, f: Any, x: Any) -> Any:
@@ -327,56 +215,32 @@ class NF:
     def binop(self, t: T.BinOp, env: dict) -> Any:
         a, b = self.ev(t.lhs, env), self.ev(t.rhs, env)
         op = t.op
-        if op == "•":
+        if op == "•" and isinstance(b, V):
             s = self.real(a)
-            if isinstance(b, V):
-                return V(b.leaves, lambda p: s.mul(b.read(p), self.nz))
-            return s.mul(self.real(b), self.nz)
+            return V(b.leaves, lambda p: s * b.read(p))
         if isinstance(a, IPoly) and isinstance(b, IPoly) and op in ("+", "-", "*"):
-            if op == "+":
-                return a + b
             if op == "-":
                 raise Unsupported("subtraction of natural numbers")
-            ab = a * b
-            self.factors.setdefault(ab, self.factors.get(a, [a]) + self.factors.get(b, [b]))
-            return ab
+            if op == "+":
+                return a + b
+            self.factors.setdefault(a * b, self.factors.get(a, [a]) + self.factors.get(b, [b]))
+            return a * b
         if op == "^":
             if not (isinstance(b, IPoly) and b.is_const()):
                 raise Unsupported("a power that is not a numeral")
-            out = P.const(1)
-            for _ in range(b.const_value()):
-                out = out.mul(self.real(a), self.nz)
-            return out
+            return prod([self.real(a)] * b.const_value(), start=RPoly.const(1))
         a, b = self.real(a), self.real(b)
-        if op == "+":
-            return a + b
-        if op == "-":
-            return a - b
-        if op == "*":
-            return a.mul(b, self.nz)
         if op == "/":
-            return a.mul(self.inverse(b), self.nz)
-        raise Unsupported(f"the operator {op}")
+            self.used.add("kernel:nf-inverse")
+            return a * b.inverse(self.invertible)
+        if op not in ("+", "-", "*", "•"):
+            raise Unsupported(f"the operator {op}")
+        return a + b if op == "+" else a - b if op == "-" else a * b
 
-    def inverse(self, b: P) -> P:
-        self.used.add("kernel:nf-inverse")
-        if not b.d:
-            return P()                                        # 0⁻¹ = 0
-        if len(b.d) == 1:
-            (m, c), = b.d.items()
-            out = P.const(1 / c)
-            for atom, e in m:
-                inv = P({((atom, -e),): Fraction(1)}) if _may_invert(atom, self.nz) else \
-                    P({((("inv", atom), e),): Fraction(1)})
-                out = out.mul(inv, self.nz)
-            return out
-        lead = sorted(b.d.items(), key=repr)[0][1]
-        return P.atom(("invp", b.scale(1 / lead).key())).scale(1 / lead)
-
-    def cond(self, c: T.Term, env: dict) -> P:
+    def cond(self, c: T.Term, env: dict) -> RPoly:
         self.used.add("kernel:nf-indicator")
         if isinstance(c, T.And):
-            return self.cond(c.lhs, env).mul(self.cond(c.rhs, env), self.nz)
+            return self.cond(c.lhs, env) * self.cond(c.rhs, env)
         if not isinstance(c, T.Cmp):
             raise Unsupported("a condition that is not a comparison")
         a, b = self.ev(c.lhs, env), self.ev(c.rhs, env)
@@ -387,53 +251,39 @@ class NF:
                 return _decide(op, d.const_value())
             if op in ("=", "≠"):
                 lead = sorted(d.terms, key=repr)[0][1]
-                ind = P.atom(("ieq", d if lead > 0 else -d))
-                return ind if op == "=" else P.const(1) - ind
-            return P.atom(("ilt", d)) if op == "<" else P.const(1) - P.atom(("ilt", -d))
+                ind = RPoly.atom(("ieq", d if lead > 0 else -d))
+                return ind if op == "=" else RPoly.const(1) - ind
+            return RPoly.atom(("ilt", d)) if op == "<" else RPoly.const(1) - RPoly.atom(("ilt", -d))
         d = self.real(b) - self.real(a)
         if d.d.keys() <= {()}:
             return _decide(op, d.d.get((), 0))
         if op == "<":
-            return P.atom(("pos", d.key()))
+            return RPoly.atom(("pos", d.key()))
         if op == "≤":
-            return P.const(1) - P.atom(("pos", d.scale(Fraction(-1)).key()))
+            return RPoly.const(1) - RPoly.atom(("pos", d.scale(-1).key()))
         raise Unsupported("an equation between reals as a condition")
 
     def lam(self, t: T.Lam, env: dict) -> Any:
         if t.vec is True or (t.vec is None and len(t.binders) > 1):
             sizes = [self.nat(b.ty.args[0], env) for b in t.binders]
             leaves = [x for b in t.binders for x in self.leaves(b.ty.args[0], env)]
+            if len(sizes) > 1:
+                self.used |= {"kernel:nf-read", "oracle:index-range"}
 
-            def read(p: IPoly) -> P:
-                e = dict(env)
-                for b, d in zip(t.binders, self.digits(p, sizes)):
-                    e[b.name] = d
-                return self.real(self.ev(t.body, e))
+            def read(p: IPoly) -> RPoly:
+                ds = arith.digits(p, sizes, self.bounds, self.nz)
+                if ds is None:
+                    raise Unsupported("a digit of a flat index not shown in range")
+                return self.real(self.ev(t.body, {**env, **{b.name: d for b, d in
+                                                             zip(t.binders, ds)}}))
             return V(leaves, read)
         b0, rest = t.binders[0], t.binders[1:]
         dom = self.nat(b0.ty.args[0], env) if _head(b0.ty) == "Fin" else None
         body = T.Lam(rest, t.body, vec=t.vec) if rest else t.body
         return F(lambda x: self.ev(body, {**env, b0.name: x}), dom)
 
-    def digits(self, p: IPoly, sizes: list[IPoly]) -> list[IPoly]:
-        """``p = d₁·(B₂⋯Bₖ) + … + dₖ`` with every ``0 ≤ dⱼ < Bⱼ`` shown by the range check."""
-        out: list[IPoly] = []
-        if len(sizes) > 1:
-            self.used |= {"kernel:nf-read", "oracle:index-range"}
-        for b in reversed(sizes[1:]):
-            mono = b.as_monomial()
-            if mono is None or mono[0] <= 0:
-                raise Unsupported("a vector read across a range that is not a monomial")
-            q, r = p.divide_by_monomial(*mono)
-            near = {v: self.bounds[v] for v in r.vars() if v in self.bounds}
-            if not arith.below(r, b, near, self.nz):
-                raise Unsupported("a digit of a flat index not shown in range")
-            out.append(r)
-            p = q
-        out.append(p)
-        return out[::-1]
-
-    def sum(self, t: T.Sum, env: dict) -> P:
+    # ---- sums
+    def sum(self, t: T.Sum, env: dict) -> RPoly:
         e = dict(env)
         binders: list[tuple[str, IPoly]] = []
         for b in t.binders:
@@ -442,68 +292,64 @@ class NF:
             binders += digits
         return self.mk_sum(binders, self.real(self.ev(t.body, e)))
 
-    def mk_sum(self, binders: list[tuple[str, IPoly]], body: P) -> P:
+    def mk_sum(self, binders: list[tuple[str, IPoly]], body: RPoly) -> RPoly:
         self.used.add("kernel:nf-sum")
-        out = P()
+        out = RPoly()
         for m, c in body.d.items():
             out = out + self.sum_mono(binders, m).scale(c)
         return out
 
-    def sum_mono(self, binders: list[tuple[str, IPoly]], mono: tuple) -> P:
-        rng = dict(binders)
-        memo: dict = {}
-        indep, dep = [], []
-        for atom, e in mono:
-            (dep if ivars(atom, memo) & rng.keys() else indep).append((atom, e))
+    def sum_mono(self, binders: list[tuple[str, IPoly]], mono: tuple) -> RPoly:
+        rng, memo = dict(binders), {}
+        ivars = lambda x: arith.index_vars(x, memo)                   # noqa: E731
+        indep = [(a, e) for a, e in mono if not ivars(a) & rng.keys()]
         factors: list[tuple] = []
-        for atom, e in dep:                                   # absorb inner sums
+        for atom, e in [(a, e) for a, e in mono if ivars(a) & rng.keys()]:
             if atom[0] != "sum" or e <= 0:
                 factors.append((atom, e))
                 continue
-            for _ in range(e):
+            for _ in range(e):                                   # absorb an inner sum
                 ren = {f"#{atom[3]}.{k}": self.fresh() for k in range(len(atom[1]))}
                 rng.update(zip(ren.values(), atom[1]))
-                factors.extend(rename(atom[2], ren))
-        factors = self.merge(rng, factors, memo)
-        used = frozenset().union(*(ivars(a, memo) for a, _ in factors))
-        out = P({tuple(indep): Fraction(1)})
+                factors.extend(arith.map_indices(atom[2], lambda p: p.rename(ren)))
+        factors = self.merge(rng, factors, ivars)
+        used = frozenset().union(*(ivars(a) for a, _ in factors))
+        out = RPoly({tuple(indep): Fraction(1)})
         for n, b in rng.items():
-            if n not in used and b.is_zero():
-                return P()
-            if n not in used:
-                out = out.mul(self.real(b), self.nz)          # Σ_{i<K} c = K·c
+            if n not in used:                                    # Σ_{i<K} c = K·c
+                out = out * self.real(b)
         live = [n for n in rng if n in used]
         if not live:
-            return out.mul(P({_srt(factors): Fraction(1)}), self.nz)
+            return out * RPoly({arith.srt(factors): Fraction(1)})
         height = 1 + max([int(v[1:].split(".")[0]) for v in used
                           if v.startswith("#") and v[1:2].isdigit()], default=0)
 
-        def mask(x: Any, me: str) -> Any:
-            ren = {v: ("@" if v == me else "?") for v in ivars(x, memo)
+        def mask(x: Any, me: str) -> str:
+            ren = {v: ("@" if v == me else "?") for v in ivars(x)
                    if v.startswith("%") or v == me or v in rng}
-            return repr(rename(x, ren))
-        sig = {n: (repr(rng[n]), sorted(mask(f, n) for f in factors if n in ivars(f, memo)))
+            return repr(arith.map_indices(x, lambda p: p.rename(ren)))
+        sig = {n: (repr(rng[n]), sorted(mask(f, n) for f in factors if n in ivars(f)))
                for n in live}
         order = sorted(live, key=lambda n: sig[n])            # stable: ties in the order met
         ren = {n: f"#{height}.{k}" for k, n in enumerate(order)}
         merged: dict = {}
         for f, e in factors:
-            f = rename(f, ren)
+            f = arith.map_indices(f, lambda p: p.rename(ren))
             merged[f] = merged.get(f, 0) + e
-        body = _srt((f, e) for f, e in merged.items() if e)
-        return out.mul(P.atom(("sum", tuple(rng[n] for n in order), body, height)), self.nz)
+        body = arith.srt((f, e) for f, e in merged.items() if e)
+        return out * RPoly.atom(("sum", tuple(rng[n] for n in order), body, height))
 
-    def merge(self, rng: dict[str, IPoly], factors: list, memo: dict) -> list:
+    def merge(self, rng: dict[str, IPoly], factors: list, ivars: Callable) -> list:
         """Σ_{u<U} Σ_{v<V} f(u·V + v) = Σ_{w<U·V} f(w): merge two binders when, after
         ``v := w − u·V``, the body no longer mentions ``u`` (the map is a bijection)."""
         while True:
-            live = [n for n in rng if any(n in ivars(f, memo) for f, _ in factors)]
+            live = [n for n in rng if any(n in ivars(f) for f, _ in factors)]
             for u, v in permutations(live, 2):
                 self.tick()
                 w = self.fresh()
                 sub = {v: IPoly.var(w) - IPoly.var(u) * rng[v]}
-                new = [(imap(f, lambda p: p.subst(sub)), e) for f, e in factors]
-                if not any(u in ivars(f, memo) for f, _ in new):
+                new = [(arith.map_indices(f, lambda p: p.subst(sub)), e) for f, e in factors]
+                if not any(u in ivars(f) for f, _ in new):
                     self.used.add("kernel:nf-merge")
                     rng[w] = rng.pop(u) * rng.pop(v)
                     factors = new
@@ -514,10 +360,8 @@ class NF:
     # ---- globals
     def glob(self, name: str, args: tuple[T.Term, ...], env: dict) -> Any:
         d = self.decls.get(name)
-        if d is None:
-            raise Unsupported(f"`{name}` is not in scope")
-        if d.kind not in ("def", "opaque"):
-            raise Unsupported(f"`{name}` ({d.kind}) used as a term")
+        if d is None or d.kind not in ("def", "opaque"):
+            raise Unsupported(f"`{name}` is not a definition or an op in scope")
         vals = [self.ev(a, env) for a in args]
         out = self.call(d, vals[:len(d.params)])
         for x in vals[len(d.params):]:
@@ -530,28 +374,24 @@ class NF:
             return F(lambda x: self.call(d, vals + [x]))
         if d.kind == "def":
             return self.ev(d.body, dict(zip(d.params, vals)))
-        return self.opaque(d, vals)
-
-    def opaque(self, d: Any, vals: list) -> Any:
         self.used.add("kernel:opaque-congruence")
-        if d.linear_in is not None:
-            self.used.add("kernel:linear-jacobian")
         if _head(d.ret) == "ℝ":
-            return P.atom(("f", d.name, tuple(self.real(v).key() for v in vals)))
+            return RPoly.atom(("f", d.name, tuple(self.real(v).key() for v in vals)))
         env = dict(zip(d.params, vals))
         sizes = tuple(v for v, ty in zip(vals, d.ptypes) if _head(ty) == "Nat")
         lv = self.leaves(d.ret.args[0], env)
         keys = tuple(self.argkey(v, ty, env) for p, v, ty in zip(d.params, vals, d.ptypes)
                      if _head(ty) != "Nat" and p != d.linear_in)
         if d.linear_in is None:
-            return V(lv, lambda k: P.atom(("op", d.name, sizes, keys, k)))
+            return V(lv, lambda k: RPoly.atom(("op", d.name, sizes, keys, k)))
+        self.used.add("kernel:linear-jacobian")
         dy = env[d.linear_in]
         dlv = self.leaves(d.ptypes[d.params.index(d.linear_in)].args[0], env)
 
-        def read(k: IPoly) -> P:
+        def read(k: IPoly) -> RPoly:
             flat, binders = self.index(dlv, lambda _: self.fresh(), unit=False)
-            body = P.atom(("jac", d.name, sizes, keys, k, flat)).mul(dy.read(flat), self.nz)
-            return self.mk_sum(binders, body)
+            jac = RPoly.atom(("jac", d.name, sizes, keys, k, flat))
+            return self.mk_sum(binders, jac * dy.read(flat))
         return V(lv, read)
 
     # ---- statements
@@ -598,41 +438,12 @@ class NF:
             raise Unsupported("the kernel's normal forms of the two sides differ")
 
 
-# --------------------------------------------------------------------------- statements
-
-def check_statement(goal: Goal) -> set[str]:
-    """Decide every equation of the goal by the kernel's normal form; raise when one fails."""
-    nfc = NF(goal)
-    env: dict[str, Any] = {}
-    for name, ty in goal.types.items():               # sizes fixed by `a = b` hypotheses first
-        if _head(ty) == "Nat":
-            env[name] = IPoly.var(name)
-    for h in goal.hyps.values():
-        if isinstance(h, T.Cmp) and h.op == "=" and isinstance(h.lhs, T.Var) and \
-                _head(goal.types.get(h.lhs.name)) == "Nat" and \
-                h.lhs.name not in T.free_names(h.rhs):
-            env[h.lhs.name] = nfc.nat(h.rhs, env)
-    defined = _hypothesis_definitions(goal)
-    for name, ty in goal.types.items():
-        if _head(ty) == "Nat":
-            continue
-        if name not in defined:
-            env[name] = nfc.var_value(name, ty, env)
-            continue
-        nfc.used.add("kernel:nf-hypothesis")
-        bs, rhs = defined[name]
-        if bs:                                        # evaluated when applied
-            env[name] = nfc.lam(T.Lam(tuple(bs), rhs, vec=False), env)
-        else:
-            env[name] = Lazy(partial(nfc.ev, rhs, env))
-    nfc.statement(goal.stmt, env)
-    return nfc.used
-
-
-def _hypothesis_definitions(goal: Goal) -> dict[str, tuple[list[T.Binder], T.Term]]:
-    """Hypotheses ``∀ (r : Fin S), x r = RHS`` (``x`` a variable whose domain is exactly
-    ``Fin S``, not mentioned in RHS) or ``x = RHS``: they say what ``x`` is."""
-    out: dict[str, tuple[list[T.Binder], T.Term]] = {}
+def definitions(goal: Goal) -> dict[str, T.Term]:
+    """The theorem's variables its hypotheses define: ``∀ (r : Fin S), x r = RHS`` (``x``'s
+    domain exactly ``Fin S``) gives ``x := fun r => RHS``, ``x = RHS`` gives ``x := RHS``, for
+    ``x`` not in RHS; the first such hypothesis of a name counts.  Substituting them is sound:
+    the theorem is claimed only where its hypotheses hold."""
+    out: dict[str, T.Term] = {}
     for h in goal.hyps.values():
         h, bs = _strip_forall(h)
         if not (isinstance(h, T.Cmp) and h.op == "="):
@@ -648,5 +459,21 @@ def _hypothesis_definitions(goal: Goal) -> dict[str, tuple[list[T.Binder], T.Ter
                 break
             ty = ty.cod
         else:
-            out[head.name] = (bs, h.rhs)
+            out[head.name] = T.Lam(tuple(bs), h.rhs, vec=False) if bs else h.rhs
     return out
+
+
+def check_statement(goal: Goal) -> set[str]:
+    """Decide every equation of the goal by the kernel's normal form; raise when one fails."""
+    nfc = NF(goal)
+    defs = definitions(goal)
+    for _ in defs:                                    # chains: x := … y …, y := …
+        defs = {n: subst(v, defs) for n, v in defs.items()}
+    if defs:
+        nfc.used.add("kernel:nf-hypothesis")
+    env: dict[str, Any] = {}
+    types = {n: subst(ty, defs) for n, ty in goal.types.items() if n not in defs}
+    for name, ty in sorted(types.items(), key=lambda nt: _head(nt[1]) != "Nat"):
+        env[name] = nfc.var_value(name, ty, env)
+    nfc.statement(subst(goal.stmt, defs), env)
+    return nfc.used

@@ -40,6 +40,11 @@ class RwRule:
     fin_vars: dict[str, T.Term] = field(default_factory=dict)  # pattern var -> its `Fin` size
 
 
+# `True`, as the language writes it: a proved proposition rewrites to it (propositional
+# extensionality), and a conjunct that became `0 = 0` closes by definitional equality.
+TRUE = T.Cmp("=", T.Num(Fraction(0)), T.Num(Fraction(0)))
+
+
 def rule_of_theorem(g: GlobalDecl, reverse: bool = False) -> RwRule:
     stmt = g.stmt
     vars_ = {n for n, _ in g.binders}
@@ -48,7 +53,10 @@ def rule_of_theorem(g: GlobalDecl, reverse: bool = False) -> RwRule:
         extra |= {b.name for b in stmt.binders}
         stmt = stmt.body
     if not (isinstance(stmt, T.Cmp) and stmt.op == "="):
-        raise TacticError(f"`{g.name}` is not an equation and cannot be used to rewrite")
+        if reverse:
+            raise TacticError(f"`{g.name}` is not an equation and cannot be used to rewrite "
+                              "right to left")
+        stmt = T.Cmp("=", stmt, TRUE)             # a proved proposition P is `P = True`
     lhs, rhs = (stmt.rhs, stmt.lhs) if reverse else (stmt.lhs, stmt.rhs)
     sizes = {n for n, ty in g.binders if isinstance(ty, NatT)}
     fins = {n: ty.size for n, ty in g.binders if isinstance(ty, FinT)}
@@ -443,9 +451,51 @@ def _monomial(t: T.Term) -> bool:
     return isinstance(t, T.BinOp) and t.op == "*" and _monomial(t.lhs) and _monomial(t.rhs)
 
 
+def replace_like(t: T.Term, path: list[int], new: T.Term) -> tuple[T.Term, list[list[int]]]:
+    """Replace the subterm at ``path`` by ``new``, and every other occurrence of it whose free
+    names (and those of ``new``) are bound the same way: free at both places, or bound by
+    binders of the same type (a `Fin` range over outer names).  Elsewhere the occurrence means
+    something else (an index of a different range, say) and is left alone.  Returns the new
+    term and the positions replaced (the kernel re-checks each one where it is)."""
+    from ..kernel import _BINDING, _NODES, at_path, kids, replace_at
+    old = at_path(t, path)[0]
+    names = T.free_names(old) | T.free_names(new)
+
+    def scope(u: T.Term, pos: tuple[int, ...], env: dict[str, Any], bound: frozenset[str]):
+        if isinstance(u, _BINDING):
+            env = dict(env)
+            for b in u.binders:
+                if b.name in names:
+                    # Bound by a binder whose type mentions bound names: never the same meaning.
+                    dependent = b.ty is None or T.free_names(b.ty) & bound
+                    env[b.name] = pos if dependent else b.ty
+                bound = bound | {b.name}
+        return env, bound
+
+    env0: dict[str, Any] = {}
+    bound0: frozenset[str] = frozenset()
+    u = t
+    for i, k in enumerate(path):
+        env0, bound0 = scope(u, tuple(path[:i]), env0, bound0)
+        u = kids(u)[k]
+    paths: list[list[int]] = []
+
+    def go(u: T.Term, pos: tuple[int, ...], env: dict[str, Any], bound: frozenset[str]) -> None:
+        if u == old and env == env0:
+            paths.append(list(pos))
+        elif isinstance(u, _BINDING + _NODES):
+            env, bound = scope(u, pos, env, bound)
+            for k, c in enumerate(kids(u)):
+                go(c, pos + (k,), env, bound)
+
+    go(t, (), {}, frozenset())
+    for p in paths:
+        t = replace_at(t, p, new)
+    return t, paths
+
+
 def rewrite_once(goal: Goal, rule: RwRule, prove_eq=None) -> dict[str, Any] | None:
     """Rewrite the first match of ``rule.lhs`` in the goal; None when nothing matches."""
-    from ..kernel import replace_like
     for sub_t, bound, fins, path in _subterms(goal.stmt):
         sub: dict[str, T.Term] = {}
         if not match(rule.lhs, sub_t, rule.vars, sub, goal.genv, rule.size_vars):
@@ -468,11 +518,11 @@ def rewrite_once(goal: Goal, rule: RwRule, prove_eq=None) -> dict[str, Any] | No
                 break
         else:
             new = subst_capture_free(rule.rhs, sub)
-            goal.stmt = replace_like(goal.stmt, list(path), new)
+            goal.stmt, paths = replace_like(goal.stmt, list(path), new)
             return {"rule": "rw", "lemma": rule.name, "at": pretty(sub_t)[:200],
                     "detail": f"{pretty(sub_t)[:160]}  ⟶  {pretty(new)[:160]}",
                     "instance": {k: pretty(v)[:200] for k, v in sorted(sub.items())},
-                    "discharged": notes, "path": list(path),
+                    "discharged": notes, "paths": paths,
                     "inst": dict(sorted(sub.items())), "how": [n["kind"] for n in notes]}
     return None
 

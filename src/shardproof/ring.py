@@ -1,0 +1,124 @@
+"""The ring/field oracle: rational polynomials over atoms.
+
+The kernel's normal form (:mod:`shardproof.kernel.nf`) writes every real as a polynomial with
+``Fraction`` coefficients over *atoms*: hashable tuples, tagged by their first element, that may
+hold index polynomials (:class:`IPoly`) and the keys of other polynomials.  This module is the
+arithmetic it calls and trusts, reached through the gateway :mod:`shardproof.arith` and named
+``oracle:ring`` in every proof's axioms:
+
+* the commutative-ring laws, decided by keeping polynomials as ``{monomial: coefficient}``
+  dictionaries (a monomial is a sorted tuple of ``(atom, exponent)``, every coefficient nonzero);
+* indicator atoms (tags in :data:`IDEMPOTENT`) are idempotent: ``[c]² = [c]``;
+* the field inverse with Lean's ``x⁻¹ = 0`` at ``0``: a monomial's atoms that the caller says are
+  invertible take a negative exponent, any other atom ``a`` becomes the atom ``("inv", a)``, and a
+  polynomial of several terms becomes the atom ``("invp", p / lead)`` (``(a·b)⁻¹ = a⁻¹·b⁻¹``
+  holds for every value, so no step needs ``a ≠ 0`` unless the caller asserts it);
+* index maps through atoms (renaming or substituting index variables inside keys).
+
+Nothing here knows about terms.  ``tests/test_ring.py`` checks the laws on random polynomials.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+from .rewrite.ipoly import IPoly
+
+IDEMPOTENT = ("pos", "ieq", "ilt")          # indicator atoms: [c]² = [c]
+
+
+def srt(xs: Any) -> tuple:
+    """A canonical order for monomials and polynomial keys (by ``repr``: deterministic)."""
+    return tuple(sorted(xs, key=repr))
+
+
+def mono_mul(a: tuple, b: tuple) -> tuple:
+    d = dict(a)
+    for atom, e in b:
+        d[atom] = 1 if atom[0] in IDEMPOTENT else d.get(atom, 0) + e
+    return srt((x, e) for x, e in d.items() if e)
+
+
+class RPoly:
+    """A polynomial over atoms with rational coefficients: ``{monomial: coefficient}``."""
+
+    __slots__ = ("d",)
+
+    def __init__(self, d: dict | None = None) -> None:
+        self.d = {m: c for m, c in (d or {}).items() if c != 0}
+
+    @staticmethod
+    def const(c: Fraction | int) -> RPoly:
+        return RPoly({(): Fraction(c)})
+
+    @staticmethod
+    def atom(a: tuple, e: int = 1) -> RPoly:
+        return RPoly({((a, e),): Fraction(1)})
+
+    def __add__(self, o: RPoly) -> RPoly:
+        d = dict(self.d)
+        for m, c in o.d.items():
+            d[m] = d.get(m, 0) + c
+        return RPoly(d)
+
+    def scale(self, k: Fraction | int) -> RPoly:
+        return RPoly({m: c * k for m, c in self.d.items()})
+
+    def __sub__(self, o: RPoly) -> RPoly:
+        return self + o.scale(-1)
+
+    def __mul__(self, o: RPoly) -> RPoly:
+        d: dict = {}
+        for m1, c1 in self.d.items():
+            for m2, c2 in o.d.items():
+                m = mono_mul(m1, m2)
+                d[m] = d.get(m, 0) + c1 * c2
+        return RPoly(d)
+
+    def inverse(self, invertible: Callable[[tuple], bool]) -> RPoly:
+        """``self⁻¹`` (``0⁻¹ = 0``); ``invertible(atom)``: the atom is known nonzero."""
+        if not self.d:
+            return RPoly()
+        if len(self.d) > 1:
+            lead = min(self.d.items(), key=repr)[1]
+            return RPoly.atom(("invp", self.scale(1 / lead).key())).scale(1 / lead)
+        (m, c), = self.d.items()
+        out = RPoly.const(1 / c)
+        for a, e in m:
+            out = out * (RPoly.atom(a, -e) if invertible(a) else RPoly.atom(("inv", a), e))
+        return out
+
+    def key(self) -> tuple:
+        return ("P", srt(self.d.items()))
+
+
+def map_indices(x: Any, f: Callable[[IPoly], IPoly]) -> Any:
+    """``f`` applied to every index polynomial of an atom or key, re-sorting what is sorted
+    (polynomial keys and monomials)."""
+    if isinstance(x, IPoly):
+        return f(x)
+    if not isinstance(x, tuple):
+        return x
+    if x and x[0] == "P":
+        return ("P", srt((map_indices(m, f), c) for m, c in x[1]))
+    out = tuple(map_indices(e, f) for e in x)
+    if x and isinstance(x[0], tuple) and len(x[0]) == 2 and isinstance(x[0][1], int) \
+            and isinstance(x[0][0], tuple):
+        return srt(out)                                    # a monomial
+    return out
+
+
+def index_vars(x: Any, memo: dict) -> frozenset[str]:
+    """The index variables an atom or key mentions (``memo``: by identity, for shared keys)."""
+    if isinstance(x, IPoly):
+        return x.vars()
+    if not isinstance(x, tuple):
+        return frozenset()
+    hit = memo.get(id(x))
+    if hit is not None and hit[0] is x:
+        return hit[1]
+    out = frozenset().union(*(index_vars(e, memo) for e in x))
+    memo[id(x)] = (x, out)
+    return out
