@@ -632,7 +632,7 @@ def call(name: str, env: dict[str, str]) -> str:
 
 class TemplateRenderer:
     """Renders one template into one file with a `variable` section: the sizes, `ε`, the weight
-    record `θb` (and a direction `δb` of it), the block input (`x` at batch `N`, the replica
+    record `θb`, the block input (`x` at batch `N`, the replica
     family `xr`, the global `X` at `R·N`) and the output cotangent (`dy`, `dys`, `DY`).  The
     parameters are the record's named fields, `T_W1 c k θb`."""
 
@@ -647,7 +647,7 @@ class TemplateRenderer:
         self.n_in = self.s_in.size()
         self.n_out = tr0.out.size()
         self.S = Sec([(["R", "N"] + list(t.sizes), "Nat"), (["ε"], "ℝ"),
-                      (["θb", "δb"], f"Vec ({self.PT})"),
+                      (["θb"], f"Vec ({self.PT})"),
                       (["x"], f"Vec (N * ({self.n_in}))"),
                       (["xr"], f"Fin R → Vec (N * ({self.n_in}))"),
                       (["X"], f"Vec ((R * N) * ({self.n_in}))"),
@@ -666,7 +666,7 @@ class TemplateRenderer:
     # -- environments for calls
     def env(self, **kw: str) -> dict[str, str]:
         e = {z: z for z in self.orig.sizes}
-        e.update(R="R", N="N", ε="ε", θb="θb", δb="δb", x="x", xr="xr", X="X", dy="dy",
+        e.update(R="R", N="N", ε="ε", θb="θb", x="x", xr="xr", X="X", dy="dy",
                  dys="dys", DY="DY", r="r")
         e.update(kw)
         return e
@@ -1073,26 +1073,6 @@ class TemplateRenderer:
             f"unfold [{T}Tied, {', '.join(props)}]; rw [{', '.join(self.tie_cites(ties, '$k'))}]",
             f"The block step tie of `{T}`: at `R ×` the shards of the output cotangent every "
             "parameter is DP-tied."))
-        by_param = {t["param"]: t for t in ties}
-        sync_terms, glob_terms = [], []
-        for p in self.pnames:
-            t = by_param[p]
-            dp = f"({call(f'{self.T}_{p}', self.env(θb='δb'))})"
-            sync_terms.append(f"(∑ (i : Fin ({t['ity']})), {dp} i * {t['lhs'].replace('$i', 'i')})")
-            glob_terms.append(f"(∑ (i : Fin ({t['ity']})), {dp} i * {t['rhs'].replace('$i', 'i')})")
-        out.append(self.S.defn(
-            f"{T}PairSync", [], "ℝ", " + ".join(sync_terms),
-            f"`{T}`'s all-reduced gradient paired with a direction `δb` of its weights: "
-            "`Σ_p ⟨δb_p, mean_r (replica r's gradient node of p)⟩`."))
-        out.append(self.S.defn(
-            f"{T}Pair", [], "ℝ", " + ".join(glob_terms),
-            f"`{T}`'s single-device gradient at `R·N` paired with `δb`."))
-        out.append(self.S.thm(
-            f"{T}Pair_eq", self.hyps_R() + [hdys],
-            f"{call(T + 'PairSync', self.env())} = {call(T + 'Pair', self.env())}",
-            f"unfold [{T}PairSync]; rw [{', '.join(self.tie_cites(ties, 'i'))}]",
-            f"`{T}` step tie, paired form: at `R ×` the shards of the output cotangent the "
-            "all-reduced gradient is the single-device gradient in every direction `δb`."))
         lemmas = [(t["param"], t["prop"]) for t in ties]
         return out, lemmas
 
@@ -1229,12 +1209,12 @@ class NetRenderer:
     def tenv(self, bi: BlockInst, **kw: str) -> dict[str, str]:
         """The arguments of block `bi`'s template definitions."""
         e = dict(bi.args)
-        e.update(R="R", N="N", ε="ε", θb=self.slice_of(bi), δb=self.slice_of(bi, "δθ"), r="r")
+        e.update(R="R", N="N", ε="ε", θb=self.slice_of(bi), r="r")
         e.update(kw)
         return e
 
     def nenv(self, **kw: str) -> dict[str, str]:
-        e = {"R": "R", "N": "N", "K": "K", "q": "q", "ε": "ε", "θ": "θ", "δθ": "δθ", "x": "x", "xr": "xr", "X": "X",
+        e = {"R": "R", "N": "N", "K": "K", "q": "q", "ε": "ε", "θ": "θ", "x": "x", "xr": "xr", "X": "X",
                  "g": "g", "G": "G", "gs": "gs", "r": "r"}
         e.update(kw)
         return e
@@ -1318,7 +1298,7 @@ class NetRenderer:
     def render_step(self) -> str:
         net, s = self.net, self.net.short
         B = len(self.insts)
-        S = Sec([(self.sizes_group(), "Nat"), (["ε"], "ℝ"), (["θ", "δθ"], f"Vec ({self.P})"),
+        S = Sec([(self.sizes_group(), "Nat"), (["ε"], "ℝ"), (["θ"], f"Vec ({self.P})"),
                  (["x"], f"Vec (N * ({self.n0}))"), (["X"], f"Vec ((R * N) * ({self.n0}))"),
                  (["g"], "Vec (N * K)"), (["G"], "Vec ((R * N) * K)"),
                  (["gs"], "Fin R → Vec (N * K)")])
@@ -1364,45 +1344,27 @@ class NetRenderer:
                              f"unfold [{s}CotSync{k}]; rw [{', '.join(cites)}]",
                              f"Replica cotangents at `R ×` the shards of `G` stay `R ×` the "
                              f"shards down to the output of block {k}."))
-        sync_terms, glob_terms = [], []
-        for k, bi in enumerate(self.insts):
-            t = bi.block.template
-            X = act(k, "(R * N)", "X")
-            sync_terms.append(call(f"{t.name}PairSync", self.tenv(bi, X=X, dys=fam(k))))
-            glob_terms.append(call(f"{t.name}Pair", self.tenv(bi, X=X, DY=cot(k))))
         n_tied = self.tied_count()
-        out.append(S.defn(f"{s}GradSync", [], "ℝ", " +\n  ".join(sync_terms),
-                          f"{net.title}: the all-reduce mean of the replicas' gradients of θ "
-                          "(replica cotangents from `gs`, every BatchNorm link `bnSyncInB`, "
-                          "saved activations the shards of the single-device forward), paired "
-                          "with a direction `δθ`: `Σ_p ⟨δθ_p, mean_r (replica r's gradient node "
-                          f"of p)⟩` over its {n_tied} parameters `p`."))
-        out.append(S.defn(f"{s}Grad", [], "ℝ", " +\n  ".join(glob_terms),
-                          f"{net.title}: the single-device gradient of θ at `R·N` (cotangents "
-                          "from `G`), paired with `δθ`."))
+        tied_terms = []
+        for k, bi in enumerate(self.insts):
+            tied_terms.append(call(f"{bi.block.template.name}Tied", self.tenv(
+                bi, X=act(k, "(R * N)", "X"), dys=fam(k), DY=cot(k))))
         out.append(S.defn(
-            net.tied_name, [], "Prop",
-            f"∀ (dθ : Vec ({self.P})), {call(f'{s}GradSync', self.nenv(δθ='dθ'))} = "
-            f"{call(f'{s}Grad', self.nenv(δθ='dθ'))}",
-            f"The step tie of {net.title}: in every direction `dθ` the all-reduced gradient is "
-            f"the single-device gradient.  The {n_tied} parameter slices partition θ, so this "
-            "says, parameter by parameter (take `dθ` supported on one slice, one index), that "
-            "the all-reduce mean of the replicas' gradient nodes is the single-device gradient "
-            "node at `R·N` (block by block in the kit's `ConvWSync` / `BnSync` / `DenseSync` "
-            "form: the templates' `T_syncTied`)."))
-        cites = [f"{s}CotSync{k}_scaled" for k in range(B - 1)] + \
-            [f"{bi.block.template.name}Pair_eq" for bi in self.insts]
-        out.append(S.thm(f"{net.t3_name}_pair", self.hyps() + [hgs],
-                         f"{call(f'{s}GradSync', self.nenv())} = {call(f'{s}Grad', self.nenv())}",
-                         f"unfold [{s}GradSync]; rw [{', '.join(cites)}]",
-                         f"T3 for {net.title} in one direction `δθ`: the cotangent chain "
-                         "(`…CotSynck_scaled`), then one paired block tie per block "
-                         "(`TPair_eq`)."))
+            net.tied_name, [], "Prop", " ∧\n  ".join(tied_terms),
+            f"The step tie of {net.title}, parameter by parameter: for each of its {n_tied} "
+            "parameters, the all-reduce mean of the replicas' gradient nodes (replica "
+            "cotangents from `gs`, every BatchNorm link `bnSyncInB`) is the single-device "
+            "gradient node at `R·N` (cotangents from `G`) — one conjunct per block, each the "
+            "block's `TTied` (the kit's `ConvWSync` / `BnSync` / `DenseSync` per parameter) at "
+            "the block's weights, saved activations and cotangents."))
+        tied_cites = [f"{s}CotSync{k}_scaled" for k in range(B - 1)] + \
+            [f"{bi.block.template.name}_syncTied" for bi in self.insts]
         out.append(S.thm(net.t3_name, self.hyps() + [hgs], call(net.tied_name, self.nenv()),
-                         f"unfold [{net.tied_name}]; rw [{net.t3_name}_pair]",
+                         f"unfold [{net.tied_name}]; rw [{', '.join(tied_cites)}]",
                          f"T3 for {net.title}: replica loss cotangents at `R ×` the shards of the "
                          "global one tie every parameter: the all-reduce mean of the replicas' "
-                         "gradient nodes is the single-device node at `R·N`."))
+                         "gradient nodes is the single-device node at `R·N` (the cotangent "
+                         "chain `…CotSynck_scaled`, then each block's `T_syncTied`)."))
         logits = f"({call(net.fwd_name, {**self.nenv(), 'N': '(R * N)', 'x': 'X'})})"
         Gx = (f"(unrowB (R * N) K (smoothedLossCotGraph (R * N) K α (R * B) "
               f"(rowB (R * N) K {logits}) T))")
@@ -1412,7 +1374,7 @@ class NetRenderer:
             f"{net.t3_name}_smoothedCE", self.hyps() + [("T", "Vec ((R * N) * (1 * K))"),
                                                        ("α B", "ℝ")],
             call(net.tied_name, self.nenv(G=Gx, gs=gsx)),
-            f"unfold [{net.tied_name}]; rw [replicaLossCot_eq, {net.t3_name}_pair]",
+            f"rw [replicaLossCot_eq, {net.t3_name}]",
             f"T3 for {net.title} with the smoothed cross-entropy loss: each replica divides its "
             "cotangent by its own batch `B`, the single-device step by `R·B` "
             "(`replicaLossCot_eq` discharges the cotangent hypothesis); logits are the "
@@ -1469,8 +1431,8 @@ def _gen_header(title: str, net: Net | None = None, extra: str = "") -> str:
 
 
 def render_template_file(t: Template) -> tuple[str, TemplateInfo]:
-    """One template's file: forward and forward tie (T2), backward, ties and the paired step tie
-    (T3), all over one `variable` section."""
+    """One template's file: forward and forward tie (T2), backward and the step tie (T3), all
+    over one `variable` section."""
     tr = TemplateRenderer(t)
     out = [_gen_header(f"Block template `{t.name}`", extra=t.doc + "\n\n" + _BLOCKS_DOC), ""]
     out += [f"import {m}" for m in _IMPORTS_KIT + ["nets.ops"]] + ["", tr.S.header()]
@@ -1504,9 +1466,8 @@ lemma is proved once for every block that instantiates the template.  The weight
   (`…Sync`: every BatchNorm link `bnSyncInB`, every other link per example, saved activations
   the shards of the single-device forward at `R·N`), `…Sync_scaled` (`R ×` the shards of the
   output cotangent in, `R ×` the shards of the single-device cotangent out), the block's ties in
-  the kit's form (`TTied`, `T_syncTied`) and paired with a weight direction `δb`
-  (`TPairSync`, `TPair`, `TPair_eq`: one equation per block, what the net-level tie rewrites
-  with).
+  the kit's form (`TTied`: one equation per parameter; `T_syncTied`, which the net-level tie
+  cites once per block).
 
 What is NOT claimed: that the replicas' inputs are the shards (hypotheses `hx`, `hdys`); that the
 saved activations are what the sync forward computes (that is T2); the optimizer; bf16."""
