@@ -19,7 +19,7 @@ from typing import Any
 
 from . import terms as T
 from .rewrite.ipoly import IPoly, below
-from .ring import RPoly, index_vars, map_indices, srt  # noqa: F401  (the ring/field oracle)
+from .ring import RPoly, index_polys, index_vars, map_indices, srt  # noqa: F401  (the ring/field oracle)
 
 class NotASize(Exception):
     """The term is not built from size names, numerals, `+` and `*`."""

@@ -31,7 +31,8 @@ IDEMPOTENT = ("pos", "ieq", "ilt")          # indicator atoms: [c]² = [c]
 
 def srt(xs: Any) -> tuple:
     """A canonical order for monomials and polynomial keys (by ``repr``: deterministic)."""
-    return tuple(sorted(xs, key=repr))
+    xs = tuple(xs)
+    return xs if len(xs) < 2 else tuple(sorted(xs, key=repr))
 
 
 def mono_mul(a: tuple, b: tuple) -> tuple:
@@ -108,6 +109,15 @@ def map_indices(x: Any, f: Callable[[IPoly], IPoly]) -> Any:
             and isinstance(x[0][0], tuple):
         return srt(out)                                    # a monomial
     return out
+
+
+def index_polys(x: Any) -> Any:
+    """The index polynomials inside an atom or key, depth first."""
+    if isinstance(x, IPoly):
+        yield x
+    elif isinstance(x, tuple):
+        for e in x:
+            yield from index_polys(e)
 
 
 def index_vars(x: Any, memo: dict) -> frozenset[str]:

@@ -348,8 +348,9 @@ class NF:
                 self.tick()
                 w = self.fresh()
                 sub = {v: IPoly.var(w) - IPoly.var(u) * rng[v]}
-                new = [(arith.map_indices(f, lambda p: p.subst(sub)), e) for f, e in factors]
-                if not any(u in ivars(f) for f, _ in new):
+                if all(u not in p.subst(sub).vars() for f, _ in factors
+                       for p in arith.index_polys(f) if p.vars() & {u, v}):
+                    new = [(arith.map_indices(f, lambda p: p.subst(sub)), e) for f, e in factors]
                     self.used.add("kernel:nf-merge")
                     rng[w] = rng.pop(u) * rng.pop(v)
                     factors = new
