@@ -329,6 +329,8 @@ theorem uses (n : Nat) (hn : 0 < n) (x y : Vec n) : same n x ∧ same n y := by
   rw [same_pos, same_pos]
 
 theorem needs (n : Nat) (x : Vec n) : same n x := by rw [same_pos]
+
+theorem untyped (n : Nat) (x : Vec n) : same n x := by unfold [same]; norm
 """
     from shardproof.check import Checker, Options
     from shardproof.library import Library
@@ -355,3 +357,5 @@ theorem needs (n : Nat) (x : Vec n) : same n x := by rw [same_pos]
     verdicts = {v.name: v for v in Checker(Options(search_seconds=0.0)).check_file(case)}
     assert verdicts["uses"].verdict == "proved" and verdicts["uses"].replayed
     assert verdicts["needs"].verdict != "proved"
+    # an equation brought in by `unfold` has no elaborated type: a clear `unknown`, no crash
+    assert verdicts["untyped"].verdict == "unknown" and "not known" in verdicts["untyped"].reason
