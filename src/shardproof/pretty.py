@@ -39,7 +39,15 @@ def _num(v: Fraction) -> str:
 
 
 def pretty(t: T.Term, ascii_only: bool = False) -> str:
-    s = _p(t)
+    # The last term printed is remembered (by identity: terms are immutable): a trace entry
+    # prints the same subterm several times in a row.
+    global _LAST
+    last = _LAST
+    if t is last[0]:
+        s = last[1]
+    else:
+        s = _p(t)
+        _LAST = (t, s)
     if ascii_only:
         for u, a in _ASCII.items():
             s = s.replace(u, a)
@@ -63,7 +71,24 @@ def _binders(bs: tuple[T.Binder, ...]) -> str:
     return " ".join(parts)
 
 
+_LAST: tuple = (None, "")
+
+_PREC_OF = {T.Lam: _OPEN, T.Sum: _OPEN, T.Forall: _OPEN, T.Ite: _OPEN, T.Arrow: _ARROW,
+            T.And: _AND, T.Cmp: _REL, T.Neg: _NEG, T.App: _APP, T.Index: _POST}
+_PREC_OF_OP = {"+": _ADD, "-": _ADD, "*": _MUL, "/": _MUL, "•": _SMUL, "^": _POW}
+
+
 def _prec(t: T.Term) -> int:
+    cls = type(t)
+    if cls is T.BinOp:
+        return _PREC_OF_OP[t.op]
+    p = _PREC_OF.get(cls)
+    if p is not None:
+        return p
+    return _prec_slow(t)
+
+
+def _prec_slow(t: T.Term) -> int:
     if isinstance(t, (T.Lam, T.Sum, T.Forall, T.Ite)):
         return _OPEN
     if isinstance(t, T.Arrow):
@@ -80,14 +105,15 @@ def _prec(t: T.Term) -> int:
         return _APP
     if isinstance(t, T.Index):
         return _POST
-    if isinstance(t, T.Num) and t.value.denominator != 1 and _num(t.value).startswith("("):
-        return _ATOM
-    return _ATOM
+    return _ATOM   # (a numeral is an atom: a fraction prints in its own parentheses)
 
 
 def _p(t: T.Term, need: int = _OPEN) -> str:
+    cls = type(t)
+    if cls is T.Var:
+        return t.name           # an atom: never wrapped
     s = _raw(t)
-    return _wrap(s, _prec(t), need)
+    return f"({s})" if _prec(t) < need else s
 
 
 def _raw(t: T.Term) -> str:

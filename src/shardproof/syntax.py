@@ -508,7 +508,8 @@ class _FastParser:
                     span = None if line0 is None else Span(path, line0, col0, line1, col1)
                     height = 0
                     for k in kids:  # (no max(): this loop is hot)
-                        height = max(height, k[5])
+                        if k[5] > height:  # noqa: PLR1730
+                            height = k[5]
                     entry = (method(b, kids, span), line0, col0, line1, col1, height + 1)
                 states.append(actions[states[-1]][origin])
                 values.append(entry)

@@ -12,12 +12,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from fractions import Fraction
+from operator import attrgetter
+from typing import Any
 
 from .errors import Span
 
 
+class _MemoSlots:
+    """Where a term keeps what it memoises: its hash (``_h``, see :func:`_install_methods`) and
+    its free names (``_fv``, see :func:`free_names`).  Not fields: outside equality, hashing,
+    ``repr`` and pickling (a term is immutable, so neither ever goes stale)."""
+
+    __slots__ = ("_fv", "_h")
+
+
 @dataclass(frozen=True, slots=True)
-class Term:
+class Term(_MemoSlots):
     """Base class.  ``span`` is where the term was written (not part of equality)."""
 
     def _repr_html_(self) -> str:
@@ -29,6 +39,9 @@ class Term:
         return term_latex(self)
 
     def children(self) -> tuple["Term", ...]:
+        """The term fields (and the terms inside tuple fields) but the span, in field order.
+
+        Every term class gets an unrolled copy of this loop (:func:`_install_methods`)."""
         out: list[Term] = []
         for f in fields(self):
             if f.name == "span":
@@ -278,6 +291,71 @@ class Module(Term):
     span: Span | None = field(default=None, compare=False, repr=False)
 
 
+def _hash_fields(cls: type) -> list[str]:
+    """The fields the dataclass ``__hash__`` of ``cls`` hashes (dataclasses' own rule)."""
+    return [f.name for f in fields(cls) if (f.compare if f.hash is None else f.hash)]
+
+
+def _memo_hash(cls: type) -> Any:
+    """The dataclass hash of ``cls``, ``hash((self.f, …))``, remembered in the ``_h`` slot.
+    The fields are read by one C-level ``attrgetter``: one Python frame per level of a term,
+    as with the generated dataclass hash (deep terms, recursion limit)."""
+    names = _hash_fields(cls)
+    get = attrgetter(*names) if names else (lambda self: ())
+    single = len(names) == 1
+
+    def __hash__(self: Any) -> int:
+        try:
+            return self._h
+        except AttributeError:
+            pass
+        h = hash((get(self),) if single else get(self))
+        object.__setattr__(self, "_h", h)
+        return h
+    __hash__.__qualname__ = f"{cls.__name__}.__hash__"
+    return __hash__
+
+
+def _children_method(cls: type) -> Any:
+    """``children`` for ``cls`` with its field names looked up once (the generic loop of
+    :meth:`Term.children`, same result)."""
+    names = [f.name for f in fields(cls) if f.name != "span"]
+
+    def children(self: Any) -> tuple[Term, ...]:
+        out: list[Term] = []
+        for n in names:
+            v = getattr(self, n)
+            if isinstance(v, Term):
+                out.append(v)
+            elif isinstance(v, tuple):
+                out.extend([x for x in v if isinstance(x, Term)])
+        return tuple(out)
+    children.__qualname__ = f"{cls.__name__}.children"
+    children.__doc__ = Term.children.__doc__
+    return children
+
+
+def _install_methods() -> None:
+    """Give every term class (1) a ``children`` with its field names looked up once and (2) a
+    ``__hash__`` that remembers the dataclass hash (the same value, computed once).  Terms are
+    immutable, so a remembered hash never goes stale; it is not pickled (the dataclass state is
+    the fields only), so a term sent to another process computes it again there."""
+    todo, seen = [Term], set()
+    while todo:
+        cls = todo.pop()
+        if cls in seen:
+            continue
+        seen.add(cls)
+        todo.extend(cls.__subclasses__())
+        if "__hash__" in cls.__dict__ and cls.__dict__["__hash__"] is not None:
+            cls.__hash__ = _memo_hash(cls)
+        if cls is not Term:         # the generic loop stays on the base class
+            cls.children = _children_method(cls)
+
+
+_install_methods()
+
+
 def rebind(t: "Lam | Sum | Forall", binders: tuple[Binder, ...], body: Term) -> Term:
     """A binder form with new binders/body, keeping its other attributes (span, ``vec``)."""
     if isinstance(t, Lam):
@@ -286,25 +364,86 @@ def rebind(t: "Lam | Sum | Forall", binders: tuple[Binder, ...], body: Term) -> 
 
 
 def free_names(t: Term, bound: frozenset[str] = frozenset()) -> set[str]:
-    """Names used in ``t`` and not bound inside it (by `fun`, `∑`, `∀`)."""
-    out: set[str] = set()
+    """Names used in ``t`` and not bound inside it (by `fun`, `∑`, `∀`).
 
-    def go(u: Term, b: frozenset[str]) -> None:
-        if isinstance(u, Var):
-            if u.name not in b:
-                out.add(u.name)
-        elif isinstance(u, (Lam, Sum, Forall)):
-            inner = set(b)
-            for bd in u.binders:
-                if bd.ty is not None:
-                    go(bd.ty, frozenset(inner))
-                inner.add(bd.name)
-            go(u.body, frozenset(inner))
-        elif isinstance(u, NamedArg):
-            go(u.value, b)
+    A fresh set (callers may change it), filled in the order of the names' first free
+    occurrences (a pre-order walk), as the walk itself would fill it."""
+    names = _free(t)
+    if not bound:
+        return set(names)
+    return {x for x in names if x not in bound}
+
+
+def free_names_seq(t: Term) -> tuple[str, ...]:
+    """The free names of ``t`` (as :func:`free_names`) in the order of their first occurrence,
+    as a tuple shared with the term's memo (read-only, no copy)."""
+    return _free(t)
+
+
+def _union(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
+    """``a`` then the names of ``b`` not in ``a`` (first-occurrence order is kept)."""
+    if not b or a == b:
+        return a
+    if not a:
+        return b
+    if len(a) > 16:
+        seen = set(a)
+        extra = tuple([x for x in b if x not in seen])
+    else:
+        extra = tuple([x for x in b if x not in a])
+    return a + extra if extra else a
+
+
+def _free(u: Term) -> tuple[str, ...]:
+    """The free names of ``u`` in the order of their first occurrence, memoised in the term."""
+    res = getattr(u, "_fv", None)
+    if res is not None:
+        return res
+    cls = type(u)               # the common classes first, their children read directly
+    if cls is Var:
+        res = (u.name,)
+    elif cls is Num:
+        res = ()
+    elif cls is BinOp or cls is Cmp or cls is And:
+        res = _union(_free(u.lhs), _free(u.rhs))
+    elif cls is App:
+        res = _free(u.fn)
+        for a in u.args:
+            res = _union(res, _free(a))
+    elif isinstance(u, Var):
+        res = (u.name,)
+    elif isinstance(u, (Lam, Sum, Forall)):
+        out: list[str] = []
+        seen: set[str] = set()
+        inner: set[str] = set()
+        for bd in u.binders:
+            if bd.ty is not None:
+                for x in _free(bd.ty):
+                    if x not in inner and x not in seen:
+                        seen.add(x)
+                        out.append(x)
+            inner.add(bd.name)
+        for x in _free(u.body):
+            if x not in inner and x not in seen:
+                seen.add(x)
+                out.append(x)
+        res = tuple(out)
+    elif isinstance(u, NamedArg):
+        res = _free(u.value)
+    else:
+        kids = u.children()
+        if not kids:
+            res = ()
+        elif len(kids) == 1:
+            res = _free(kids[0])
         else:
-            for c in u.children():
-                go(c, b)
-
-    go(t, bound)
-    return out
+            out = []
+            seen = set()
+            for c in kids:
+                for x in _free(c):
+                    if x not in seen:
+                        seen.add(x)
+                        out.append(x)
+            res = tuple(out)
+    object.__setattr__(u, "_fv", res)
+    return res

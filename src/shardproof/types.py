@@ -185,10 +185,27 @@ def subst_term(t: T.Term, m: dict[str, T.Term]) -> T.Term:
     """Replace free names by terms (types and sizes only bind nothing, props may: we respect it)."""
     if not m:
         return t
+    cls = type(t)
+    if cls is T.Var:
+        return m.get(t.name, t)
+    if cls is T.Num:
+        return t
     if isinstance(t, T.Var):
         return m.get(t.name, t)
     if isinstance(t, (T.Num,)):
         return t
+    # Only free occurrences are replaced, so a term without a free name of ``m`` comes back
+    # unchanged (the same term, not a copy; the free names are memoised in the term).
+    for x in T.free_names_seq(t):
+        if x in m:
+            break
+    else:
+        return t
+    if cls is T.BinOp:
+        return T.BinOp(t.op, subst_term(t.lhs, m), subst_term(t.rhs, m), span=t.span)
+    if cls is T.App:
+        return T.App(subst_term(t.fn, m), tuple([subst_term(a, m) for a in t.args]),
+                     span=t.span)
     if isinstance(t, (T.Lam, T.Sum, T.Forall)):
         inner = dict(m)
         bs = []
@@ -224,6 +241,9 @@ def subst_term(t: T.Term, m: dict[str, T.Term]) -> T.Term:
 
 # --------------------------------------------------------------------------- the elaborator
 
+_ELAB_NAMES: dict[type, str] = {}     # term class -> the name of its elaboration method
+
+
 class Elaborator:
     """Bidirectional checking: ``elab(t, ctx, expected) -> (elaborated term, type)``.
 
@@ -256,6 +276,10 @@ class Elaborator:
 
     def size(self, t: T.Term, ctx: Ctx) -> T.Term:
         """Check that ``t`` is a size (Nat names, numerals, + and *) and return it elaborated."""
+        if _is_size_term(t, ctx):
+            # Already a size: local Nat names, natural numerals, + and *.  Elaborating it
+            # gives back an equal term of type Nat (every node elaborates to itself), so skip.
+            return t
         e, ty = self.elab(t, ctx, NatT())
         if not isinstance(ty, NatT) or not _is_size_term(e, ctx):
             raise _err(f"`{pretty(t)}` is not a size (sizes are Nat names, numerals, + and *)",
@@ -271,7 +295,11 @@ class Elaborator:
 
     # ---- expressions
     def elab(self, t: T.Term, ctx: Ctx, expected: Ty | None = None) -> tuple[T.Term, Ty]:
-        m = getattr(self, "_e_" + type(t).__name__, None)
+        cls = type(t)
+        name = _ELAB_NAMES.get(cls)
+        if name is None:
+            name = _ELAB_NAMES[cls] = "_e_" + cls.__name__
+        m = getattr(self, name, None)
         if m is None:
             raise _err(f"`{pretty(t)}` cannot be used here", t, ctx)
         return m(t, ctx, expected)
@@ -428,33 +456,7 @@ class Elaborator:
     def _infer_binder(self, name: str, body: T.Term, ctx: Ctx) -> Ty | None:
         """The type a bare binder must have: from its first use as an argument of a local."""
         found: list[Ty] = []
-
-        def go(u: T.Term) -> None:
-            if found:
-                return
-            if isinstance(u, T.App) and isinstance(u.fn, T.Var):
-                head = ctx.locals.get(u.fn.name)
-                ty = head
-                for a in u.args:
-                    if not isinstance(ty, (FunT, VecT)):
-                        break
-                    if isinstance(a, T.Var) and a.name == name:
-                        found.append(ty.dom if isinstance(ty, FunT) else FinT(ty.size))
-                        return
-                    ty = ty.cod if isinstance(ty, FunT) else None
-                g = ctx.env.get(u.fn.name)
-                if g is not None and head is None:
-                    explicit = [p for p in g.params if not p.implicit and p.kind != "hyp"]
-                    for p, a in zip(explicit, u.args):
-                        if isinstance(a, T.Var) and a.name == name:
-                            ty_t = p.ty_term
-                            if isinstance(ty_t, T.App) and isinstance(ty_t.fn, T.Var) and \
-                                    ty_t.fn.name == "Fin":
-                                pass  # depends on other args: fall through to generic search
-            for c in u.children():
-                go(c)
-
-        go(body)
+        _infer_binder_walk(body, name, ctx, found)
         return found[0] if found else None
 
     def _e_Lam(self, t: T.Lam, ctx: Ctx, expected):
@@ -662,11 +664,11 @@ class Elaborator:
 
     def _elab_param(self, g: GlobalDecl, p: Param, val: T.Term, mapping: dict[str, T.Term],
                     ctx: Ctx) -> T.Term:
+        if p.kind == "size":
+            return self.size(val, ctx)
         pty_term = subst_term(p.ty_term, mapping)
         implicit_unknown = [q.name for q in g.params
                             if q.implicit and q.kind == "size" and q.name not in mapping]
-        if p.kind == "size":
-            return self.size(val, ctx)
         # Infer implicit sizes by matching the declared type with the argument's type.
         if implicit_unknown and (set(T.free_names(pty_term)) & set(implicit_unknown)):
             e, aty = self.elab(val, ctx, None)
@@ -796,6 +798,18 @@ def _mentions_fin(t: T.Term, ctx: Ctx) -> bool:
 
 
 def _is_size_term(t: T.Term, ctx: Ctx) -> bool:
+    cls = type(t)                       # (the common classes first, without isinstance)
+    if cls is T.BinOp:
+        return t.op in ("+", "*") and _is_size_term(t.lhs, ctx) and _is_size_term(t.rhs, ctx)
+    if cls is T.Var:
+        return isinstance(ctx.locals.get(t.name), NatT)
+    if cls is T.Num:
+        v = t.value                     # a natural numeral (numerator's sign is the value's)
+        return v.denominator == 1 and v.numerator >= 0
+    return _is_size_term_any(t, ctx)
+
+
+def _is_size_term_any(t: T.Term, ctx: Ctx) -> bool:
     if isinstance(t, T.Var):
         return isinstance(ctx.locals.get(t.name), NatT)
     if isinstance(t, T.Num):
@@ -864,18 +878,50 @@ def match_size(pat: T.Term, val: T.Term, holes: set[str], binds: dict[str, T.Ter
 
 def match_type(pat: T.Term, ty: Ty, holes: set[str], ctx: Ctx) -> dict[str, T.Term] | None:
     binds: dict[str, T.Term] = {}
+    return binds if _match_type_go(pat, ty, holes, binds, ctx) else None
 
-    def go(p: T.Term, t: Ty) -> bool:
-        if isinstance(p, T.App) and isinstance(p.fn, T.Var) and p.fn.name in ("Vec", "Fin"):
-            want = VecT if p.fn.name == "Vec" else FinT
-            return isinstance(t, want) and match_size(p.args[0], t.size, holes, binds, ctx)
-        if isinstance(p, T.Arrow):
-            return isinstance(t, FunT) and go(p.dom, t.dom) and go(p.cod, t.cod)
-        if isinstance(p, T.Var):
-            return {"Nat": NatT, "ℕ": NatT, "ℝ": RealT, "Real": RealT}.get(p.name) is type(t)
-        return False
 
-    return binds if go(pat, ty) else None
+def _match_type_go(p: T.Term, t: Ty, holes: set[str], binds: dict[str, T.Term],
+                   ctx: Ctx) -> bool:
+    """The walk of :func:`match_type` (not a recursive closure: no reference cycle)."""
+    if isinstance(p, T.App) and isinstance(p.fn, T.Var) and p.fn.name in ("Vec", "Fin"):
+        want = VecT if p.fn.name == "Vec" else FinT
+        return isinstance(t, want) and match_size(p.args[0], t.size, holes, binds, ctx)
+    if isinstance(p, T.Arrow):
+        return isinstance(t, FunT) and _match_type_go(p.dom, t.dom, holes, binds, ctx) and \
+            _match_type_go(p.cod, t.cod, holes, binds, ctx)
+    if isinstance(p, T.Var):
+        return {"Nat": NatT, "ℕ": NatT, "ℝ": RealT, "Real": RealT}.get(p.name) is type(t)
+    return False
+
+
+def _infer_binder_walk(u: T.Term, name: str, ctx: Ctx, found: list[Ty]) -> None:
+    """The walk of :meth:`Elaborator._infer_binder` (a function, not a recursive closure: that
+    would be a reference cycle holding ``ctx``, hence the whole environment, until a full
+    collection)."""
+    if found:
+        return
+    if isinstance(u, T.App) and isinstance(u.fn, T.Var):
+        head = ctx.locals.get(u.fn.name)
+        ty = head
+        for a in u.args:
+            if not isinstance(ty, (FunT, VecT)):
+                break
+            if isinstance(a, T.Var) and a.name == name:
+                found.append(ty.dom if isinstance(ty, FunT) else FinT(ty.size))
+                return
+            ty = ty.cod if isinstance(ty, FunT) else None
+        g = ctx.env.get(u.fn.name)
+        if g is not None and head is None:
+            explicit = [p for p in g.params if not p.implicit and p.kind != "hyp"]
+            for p, a in zip(explicit, u.args):
+                if isinstance(a, T.Var) and a.name == name:
+                    ty_t = p.ty_term
+                    if isinstance(ty_t, T.App) and isinstance(ty_t.fn, T.Var) and \
+                            ty_t.fn.name == "Fin":
+                        pass  # depends on other args: fall through to generic search
+    for c in u.children():
+        _infer_binder_walk(c, name, ctx, found)
 
 
 def _mismatch(t: T.Term, want: Ty, got: Ty, ctx: Ctx, what: str = "this term"):

@@ -27,7 +27,7 @@ def _mono_mul(a: Mono, b: Mono) -> Mono:
 class IPoly:
     """An integer polynomial over named variables (sizes and index variables)."""
 
-    __slots__ = ("terms", "_hash", "_vars")
+    __slots__ = ("terms", "_hash", "_vars", "_str")
 
     def __init__(self, terms: Iterable[tuple[Mono, int]] | dict[Mono, int] = ()) -> None:
         items = terms.items() if isinstance(terms, dict) else terms
@@ -39,6 +39,25 @@ class IPoly:
             sorted((m, c) for m, c in acc.items() if c))
         self._hash = hash(self.terms)
         self._vars: frozenset[str] | None = None
+        self._str: str | None = None
+
+    @staticmethod
+    def _of(terms: tuple[tuple[Mono, int], ...]) -> IPoly:
+        """The polynomial of ``terms`` already in canonical form (sorted by monomial, distinct
+        monomials, nonzero coefficients) -- the constructor without its normalisation."""
+        p = _new(IPoly)
+        p.terms = terms
+        p._hash = hash(terms)
+        p._vars = None
+        p._str = None
+        return p
+
+    @staticmethod
+    def _of_dict(d: dict[Mono, int]) -> IPoly:
+        """The polynomial of ``{monomial: coefficient}`` (distinct monomials; zero coefficients
+        dropped): the same result as ``IPoly(d)``."""
+        # Monomials are distinct, so sorting the pairs sorts by monomial alone.
+        return IPoly._of(tuple([mc for mc in sorted(d.items()) if mc[1]]))
 
     # ---- constructors
     @staticmethod
@@ -69,6 +88,12 @@ class IPoly:
         return f"IPoly({self})"
 
     def __str__(self) -> str:
+        s = self._str
+        if s is None:
+            s = self._str = self._format()
+        return s
+
+    def _format(self) -> str:
         if not self.terms:
             return "0"
         parts = []
@@ -93,10 +118,10 @@ class IPoly:
         d = dict(self.terms)
         for m, c in other.terms:
             d[m] = d.get(m, 0) + c
-        return IPoly(d)
+        return IPoly._of_dict(d)
 
     def __neg__(self) -> "IPoly":
-        return IPoly((m, -c) for m, c in self.terms)
+        return IPoly._of(tuple([(m, -c) for m, c in self.terms]))
 
     def __sub__(self, other: "IPoly") -> "IPoly":
         return self + (-other)
@@ -104,12 +129,7 @@ class IPoly:
     def __mul__(self, other: "IPoly") -> "IPoly":
         if not self.terms or not other.terms:
             return ZERO
-        d: dict[Mono, int] = {}
-        for m1, c1 in self.terms:
-            for m2, c2 in other.terms:
-                m = _mono_mul(m1, m2)
-                d[m] = d.get(m, 0) + c1 * c2
-        return IPoly(d)
+        return IPoly._of_dict(_mul_terms(self.terms, other.terms))
 
     def scale(self, k: int) -> "IPoly":
         return IPoly((m, c * k) for m, c in self.terms)
@@ -136,18 +156,26 @@ class IPoly:
         """Replace variables by polynomials."""
         if not mapping or not (self.vars() & mapping.keys()):
             return self
-        out = ZERO
+        acc: dict[Mono, int] = {}
+        powers: dict[tuple[str, int], tuple[tuple[Mono, int], ...]] = {}
         for m, c in self.terms:
-            term = IPoly.const(c)
+            # c · (the mapped factors, in order) · (the monomial of the unmapped variables)
+            cur: tuple[tuple[Mono, int], ...] = (((), c),)
             rest: list[tuple[str, int]] = []
             for v, e in m:
                 if v in mapping:
-                    for _ in range(e):
-                        term = term * mapping[v]
+                    f = powers.get((v, e))
+                    if f is None:
+                        f = powers[(v, e)] = _power(mapping[v].terms, e)
+                    cur = tuple(_mul_terms(cur, f).items())
                 else:
                     rest.append((v, e))
-            out = out + term * IPoly({tuple(rest): 1})
-        return out
+            r = tuple(rest)
+            for mm, cc in cur:
+                if cc:
+                    k = _mono_mul(mm, r)
+                    acc[k] = acc.get(k, 0) + cc
+        return IPoly._of_dict(acc)
 
     def rename(self, mapping: dict[str, str]) -> "IPoly":
         if not mapping or not (self.vars() & mapping.keys()):
@@ -184,6 +212,28 @@ class IPoly:
         return max((dict(m).get(v, 0) for m, _ in self.terms), default=0)
 
 
+def _mul_terms(a: tuple[tuple[Mono, int], ...], b: tuple[tuple[Mono, int], ...]
+               ) -> dict[Mono, int]:
+    """The product of two term tuples as ``{monomial: coefficient}`` (zeros not yet dropped)."""
+    d: dict[Mono, int] = {}
+    for m1, c1 in a:
+        for m2, c2 in b:
+            m = _mono_mul(m1, m2)
+            d[m] = d.get(m, 0) + c1 * c2
+    return d
+
+
+def _power(t: tuple[tuple[Mono, int], ...], e: int) -> tuple[tuple[Mono, int], ...]:
+    """``t ** e`` as a term tuple, nonzero coefficients."""
+    if e <= 0:
+        return (((), 1),)
+    out = t
+    for _ in range(e - 1):
+        out = tuple((m, c) for m, c in _mul_terms(out, t).items() if c)
+    return out
+
+
+_new = object.__new__
 _VARS: dict[str, IPoly] = {}
 ZERO = IPoly()
 ONE = IPoly({(): 1})

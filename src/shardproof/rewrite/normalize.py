@@ -427,19 +427,21 @@ class Normaliser:
 
     def lam_fun(self, t: T.Lam, env: dict[str, Any]) -> Any:
         """A `fun` whose body is not a real: a family or a map, curried over its binders."""
-        binders = list(t.binders)
+        return self._lam_build(t, 0, env)
 
-        def build(k: int, env_k: dict[str, Any]) -> Any:
-            if k == len(binders):
-                return self.any_value(t.body, env_k)
-            b = binders[k]
+    def _lam_build(self, t: T.Lam, k: int, env_k: dict[str, Any]) -> Any:
+        """The value of ``t`` once its first ``k`` binders are bound in ``env_k``.  (A method,
+        not a recursive closure: a closure that calls itself is a reference cycle, which would
+        keep the normaliser and everything it reaches alive until a full collection.)"""
+        if k == len(t.binders):
+            return self.any_value(t.body, env_k)
+        b = t.binders[k]
 
-            def f(x: Any) -> Any:
-                e2 = dict(env_k)
-                e2[b.name] = x
-                return build(k + 1, e2)
-            return FVal(kind_of(b.ty), f, b.ty)
-        return build(0, env)
+        def f(x: Any) -> Any:
+            e2 = dict(env_k)
+            e2[b.name] = x
+            return self._lam_build(t, k + 1, e2)
+        return FVal(kind_of(b.ty), f, b.ty)
 
     def any_value(self, t: T.Term, env: dict[str, Any]) -> Any:
         """A value whose kind is not declared (the body of a family `fun r => …`)."""

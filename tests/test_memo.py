@@ -1,0 +1,162 @@
+"""The memoised term and polynomial primitives agree with their plain definitions.
+
+`terms.py` keeps a term's hash and free names in the term, and gives every class an unrolled
+`children`; `rewrite/ipoly.py` builds canonical polynomials without re-normalising.  Both are in
+the kernel's trusted base (docs/trust.md), so each is checked here against the obvious
+implementation it replaced.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import pickle
+import random
+from fractions import Fraction
+from pathlib import Path
+
+from shardproof import terms as T
+from shardproof.rewrite.ipoly import IPoly
+from shardproof.syntax import parse_module
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _reference_free(t: T.Term, bound: frozenset[str] = frozenset()) -> set[str]:
+    out: set[str] = set()
+
+    def go(u: T.Term, b: frozenset[str]) -> None:
+        if isinstance(u, T.Var):
+            if u.name not in b:
+                out.add(u.name)
+        elif isinstance(u, (T.Lam, T.Sum, T.Forall)):
+            inner = set(b)
+            for bd in u.binders:
+                if bd.ty is not None:
+                    go(bd.ty, frozenset(inner))
+                inner.add(bd.name)
+            go(u.body, frozenset(inner))
+        elif isinstance(u, T.NamedArg):
+            go(u.value, b)
+        else:
+            for c in T.Term.children(u):
+                go(c, b)
+
+    go(t, bound)
+    return out
+
+
+def _reference_hash(t: T.Term) -> int:
+    return hash(tuple(getattr(t, f.name) for f in dataclasses.fields(t)
+                      if (f.compare if f.hash is None else f.hash)))
+
+
+def _all_terms():
+    files = sorted((ROOT / "lemmas").rglob("*.lemma"))[:12]
+    files += sorted((ROOT / "src" / "shardproof" / "prelude").glob("*.lemma"))
+    for f in files:
+        stack: list[T.Term] = [parse_module(f.read_text(encoding="utf-8"), str(f))]
+        while stack:
+            t = stack.pop()
+            yield t
+            stack.extend(T.Term.children(t))
+
+
+def test_terms_children_hash_free_names_match_the_plain_definitions():
+    rng = random.Random(0)
+    n = 0
+    for t in _all_terms():
+        n += 1
+        kids = t.children()
+        assert kids == T.Term.children(t) and all(a is b for a, b in zip(kids, T.Term.children(t)))
+        assert hash(t) == _reference_hash(t) == hash(t)
+        ref = _reference_free(t)
+        got = T.free_names(t)
+        assert got == ref and list(got) == list(ref)   # same names, same insertion order
+        bound = frozenset(rng.sample(sorted(ref), len(ref) // 2))
+        assert T.free_names(t, bound) == _reference_free(t, bound)
+        got.add("mutated")                             # a fresh set every call
+        assert "mutated" not in T.free_names(t) or "mutated" in ref
+    assert n > 1000
+
+
+def test_memo_is_not_state():
+    t = T.Lam((T.Binder("i", T.App(T.Var("Fin"), (T.Var("n"),))),),
+              T.BinOp("+", T.Var("i"), T.Var("k")), vec=True)
+    h, fv = hash(t), T.free_names(t)
+    u = pickle.loads(pickle.dumps(t))
+    assert u == t and hash(u) == h and T.free_names(u) == fv == {"Fin", "n", "k"}
+    assert not hasattr(u, "_h") or u._h == h
+    assert t == T.Lam(t.binders, t.body, vec=False)     # `vec` stays outside equality
+    assert hash(t) == hash(T.Lam(t.binders, t.body, vec=False))
+    # deep terms: hashing and free names recurse no deeper than before
+    x: T.Term = T.Var("a")
+    for _ in range(400):
+        x = T.BinOp("+", x, T.Num(Fraction(1)))
+    assert hash(x) == _reference_hash(x) and T.free_names(x) == {"a"}
+
+
+def _ref_poly(terms) -> dict:
+    d: dict = {}
+    for m, c in terms:
+        mm = tuple(sorted(m))
+        d[mm] = d.get(mm, 0) + c
+    return {m: c for m, c in d.items() if c}
+
+
+def _ref_mul(a: dict, b: dict) -> dict:
+    out: dict = {}
+    for m1, c1 in a.items():
+        for m2, c2 in b.items():
+            e: dict = dict(m1)
+            for v, k in m2:
+                e[v] = e.get(v, 0) + k
+            m = tuple(sorted(e.items()))
+            out[m] = out.get(m, 0) + c1 * c2
+    return {m: c for m, c in out.items() if c}
+
+
+def _canon(d: dict) -> tuple:
+    return tuple(sorted(d.items()))
+
+
+def test_ipoly_arithmetic_matches_a_dictionary_reference():
+    rng = random.Random(1)
+    names = ["a", "b", "c", "d"]
+
+    def rnd():
+        out = []
+        for _ in range(rng.randint(0, 4)):
+            vs = rng.sample(names, rng.randint(0, 3))
+            out.append((tuple(sorted((v, rng.randint(1, 3)) for v in vs)), rng.randint(-3, 3)))
+        return out
+
+    for _ in range(3000):
+        ta, tb = rnd(), rnd()
+        a, b, ra, rb = IPoly(ta), IPoly(tb), _ref_poly(ta), _ref_poly(tb)
+        assert a.terms == _canon(ra)
+        s = dict(ra)
+        for m, c in rb.items():
+            s[m] = s.get(m, 0) + c
+        assert (a + b).terms == _canon({m: c for m, c in s.items() if c})
+        assert (a * b).terms == _canon(_ref_mul(ra, rb))
+        assert (-a).terms == _canon({m: -c for m, c in ra.items()})
+        assert (a - b).terms == (a + (-b)).terms
+        assert hash(a + b) == hash(IPoly((a + b).terms)) and a + b == IPoly((a + b).terms)
+        assert str(a * b) == str(IPoly((a * b).terms))
+        # substitution: expand each mapped variable's power by the reference product
+        mp = {v: rnd() for v in rng.sample(names, rng.randint(0, 3))}
+        ref: dict = {}
+        for m, c in ra.items():
+            cur = {(): c}
+            rest = []
+            for v, e in m:
+                if v in mp:
+                    for _ in range(e):
+                        cur = _ref_mul(cur, _ref_poly(mp[v]))
+                else:
+                    rest.append((v, e))
+            cur = _ref_mul(cur, {tuple(rest): 1})
+            for mm, cc in cur.items():
+                ref[mm] = ref.get(mm, 0) + cc
+        got = a.subst({v: IPoly(t) for v, t in mp.items()})
+        assert got.terms == _canon({m: c for m, c in ref.items() if c})
