@@ -479,16 +479,17 @@ def replace_like(t: T.Term, path: list[int], new: T.Term) -> tuple[T.Term, list[
         env0, bound0 = scope(u, tuple(path[:i]), env0, bound0)
         u = kids(u)[k]
     paths: list[list[int]] = []
-
-    def go(u: T.Term, pos: tuple[int, ...], env: dict[str, Any], bound: frozenset[str]) -> None:
-        if u == old and env == env0:
+    h = hash(old)                       # terms remember their hash: a cheap first test
+    stack: list[tuple[T.Term, tuple[int, ...], dict[str, Any], frozenset[str]]] = \
+        [(t, (), {}, frozenset())]
+    while stack:                        # pre-order, as the kernel's positions count
+        u, pos, env, bound = stack.pop()
+        if hash(u) == h and u == old and env == env0:
             paths.append(list(pos))
         elif isinstance(u, _BINDING + _NODES):
             env, bound = scope(u, pos, env, bound)
-            for k, c in enumerate(kids(u)):
-                go(c, pos + (k,), env, bound)
-
-    go(t, (), {}, frozenset())
+            ks = kids(u)
+            stack.extend((ks[k], pos + (k,), env, bound) for k in range(len(ks) - 1, -1, -1))
     for p in paths:
         t = replace_at(t, p, new)
     return t, paths
