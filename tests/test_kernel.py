@@ -26,8 +26,8 @@ import pytest
 from shardproof import terms as T
 from shardproof.check import Checker, Options, lemma_files
 from shardproof.kernel import Goal, Rejected, replay
-from shardproof.rewrite.tactics import replace_like
 from shardproof.prove import KERNEL_ORACLES, kernel_goal
+from shardproof.rewrite.tactics import replace_like
 
 ROOT = Path(__file__).resolve().parents[1]
 KERNEL = ROOT / "src" / "shardproof" / "kernel"

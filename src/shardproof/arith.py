@@ -19,7 +19,9 @@ from typing import Any
 
 from . import terms as T
 from .rewrite.ipoly import IPoly, below
-from .ring import RPoly, index_polys, index_vars, map_indices, srt  # noqa: F401  (the ring/field oracle)
+# The ring/field oracle, re-exported: the kernel reaches it only through this gateway.
+from .ring import RPoly, index_polys, index_vars, map_indices, srt
+
 
 class NotASize(Exception):
     """The term is not built from size names, numerals, `+` and `*`."""

@@ -301,7 +301,7 @@ class NF:
 
     def sum_mono(self, binders: list[tuple[str, IPoly]], mono: tuple) -> RPoly:
         rng, memo = dict(binders), {}
-        ivars = lambda x: arith.index_vars(x, memo)                   # noqa: E731
+        ivars = lambda x: arith.index_vars(x, memo)
         indep = [(a, e) for a, e in mono if not ivars(a) & rng.keys()]
         factors: list[tuple] = []
         for atom, e in [(a, e) for a, e in mono if ivars(a) & rng.keys()]:
