@@ -957,8 +957,9 @@ class TemplateRenderer:
                 f"({call(self.cot_name(e.ref, False), self.genv('(R * N)', 'X', 'DY'))})")
 
     def ties(self) -> list[dict]:
-        """One record per tied parameter: its kit proposition, the equation of one index as the
-        proposition unfolds, and the generic lemma that rewrites it (`nets/ops.lemma`)."""
+        """One record per tied parameter: its kit proposition (and the conjunct it adds to
+        `TTied`), the replica side of its equation at one index (so each distinct equation is
+        cited once) and the generic lemma that rewrites it (`nets/ops.lemma`)."""
         sv = self.saved_terms("(R * N)", "X")
         out: list[dict] = []
         for n in self.bw.nodes:
@@ -966,7 +967,7 @@ class TemplateRenderer:
             layer: Any = st.layer           # the node's kind says which layer it is
             orig: Any = self.orig_steps[n.step].layer
             A = sv[n.saved]
-            cr, Cg = self.node_cot_at(n, "r")
+            cr, _ = self.node_cot_at(n, "r")
             fam, COT = self.node_family(n)
             if n.kind.startswith(("conv:", "dw:")):
                 H, W = st.sout.hw()
@@ -988,12 +989,9 @@ class TemplateRenderer:
                 cout = layer.cout if isconv else cin
                 szs = (f"{cin} {cout} {H} {W} {layer.k} {layer.k}" if isconv
                        else f"{cin} {H} {W} {layer.k} {layer.k}")
-                ity = (f"{cout} * {cin} * {layer.k} * {layer.k}" if isconv
-                       else f"{cin} * {layer.k} * {layer.k}")
                 lhs = (f"allReduceMean R (fun (r : Fin R) => {node} N {szs} (zeroV {cout}) "
                        f"(shard R N ({st.sin.size()}) ({A}) r) {layer.W} ({cr})) $i")
-                rhs = f"{node} (R * N) {szs} (zeroV {cout}) ({A}) {layer.W} ({Cg}) $i"
-                out.append({"param": orig.W, "prop": prop, "lemma": base, "ity": ity, "lhs": lhs, "rhs": rhs,
+                out.append({"param": orig.W, "prop": prop, "lemma": base, "lhs": lhs,
                                 "conj": f"{prop} R N {H} {W} (zeroV {cout}) ({A}) {layer.W} {fam} "
                                      f"{COT}", "node": n})
             elif n.kind == "bn":
@@ -1006,16 +1004,12 @@ class TemplateRenderer:
                          f"(reassocB N {c} {H} {W} ({cr})) (syncStats R N {c} ({H} * {W}) "
                          f"(fun (r' : Fin R) => reassocB N {c} {H} {W} "
                          f"(shard R N ({nsz}) ({A}) r')))) $i")
-                rhs_g = (f"bnGammaGradB (R * N) {c} ({H} * {W}) ε (reassocB (R * N) {c} {H} {W} "
-                         f"({A})) (reassocB (R * N) {c} {H} {W} ({Cg})) $i")
                 lhs_b = (f"allReduceMean R (fun (r : Fin R) => bnBetaGradB N {c} ({H} * {W}) "
                          f"(reassocB N {c} {H} {W} ({cr}))) $i")
-                rhs_b = (f"bnBetaGradB (R * N) {c} ({H} * {W}) (reassocB (R * N) {c} {H} {W} "
-                         f"({Cg})) $i")
-                out.append({"param": orig.g, "prop": "BnSync.γ", "lemma": "bnGamma_tie", "ity": c,
-                                "lhs": lhs_g, "rhs": rhs_g, "conj": conj, "node": n})
-                out.append({"param": orig.bt, "prop": "BnSync.β", "lemma": "bnBeta_tie", "ity": c,
-                                "lhs": lhs_b, "rhs": rhs_b, "conj": None, "node": n})
+                out.append({"param": orig.g, "prop": "BnSync.γ", "lemma": "bnGamma_tie",
+                                "lhs": lhs_g, "conj": conj, "node": n})
+                out.append({"param": orig.bt, "prop": "BnSync.β", "lemma": "bnBeta_tie",
+                                "lhs": lhs_b, "conj": None, "node": n})
             else:
                 if n.kind == "dense":
                     a_w, c_w, on = st.sin.c, layer.cout, (orig.W, orig.b)
@@ -1026,13 +1020,11 @@ class TemplateRenderer:
                 conj = f"DenseSync R N ({A}) {fam} {COT}"
                 lhs_w = (f"allReduceMean R (fun (r : Fin R) => denseWeightGradB N {a_w} {c_w} "
                          f"(shard R N {a_w} ({A}) r) ({cr})) $i")
-                rhs_w = f"denseWeightGradB (R * N) {a_w} {c_w} ({A}) ({Cg}) $i"
                 lhs_b = (f"allReduceMean R (fun (r : Fin R) => denseBiasGradB N {c_w} ({cr})) $i")
-                rhs_b = f"denseBiasGradB (R * N) {c_w} ({Cg}) $i"
                 out.append({"param": on[0], "prop": "DenseSync.W", "lemma": "denseW_tie",
-                                "ity": f"{a_w} * {c_w}", "lhs": lhs_w, "rhs": rhs_w, "conj": conj, "node": n})
+                                "lhs": lhs_w, "conj": conj, "node": n})
                 out.append({"param": on[1], "prop": "DenseSync.b", "lemma": "denseBias_tie",
-                                "ity": c_w, "lhs": lhs_b, "rhs": rhs_b, "conj": None, "node": n})
+                                "lhs": lhs_b, "conj": None, "node": n})
         return out
 
     def tie_cites(self, ties: list[dict], idx: str) -> list[str]:
