@@ -331,6 +331,13 @@ theorem uses (n : Nat) (hn : 0 < n) (x y : Vec n) : same n x ∧ same n y := by
 theorem needs (n : Nat) (x : Vec n) : same n x := by rw [same_pos]
 
 theorem untyped (n : Nat) (x : Vec n) : same n x := by unfold [same]; norm
+
+def invSelf (x : ℝ) : Prop := x * (1 / x) = 1
+
+theorem invSelf_of_ne (x : ℝ) (hx : x ≠ 0) : invSelf x := by norm
+
+theorem invSelf_pair (x y : ℝ) (hx : x ≠ 0) : invSelf x ∧ invSelf y := by
+  rw [invSelf_of_ne, invSelf_of_ne]
 """
     from shardproof.check import Checker, Options
     from shardproof.library import Library
@@ -354,8 +361,11 @@ theorem untyped (n : Nat) (x : Vec n) : same n x := by unfold [same]; norm
     case.parent.mkdir()
     shutil.copytree(ROOT / "lemmas" / "kit", case.parent / "kit")
     case.write_text(text)
-    verdicts = {v.name: v for v in Checker(Options(search_seconds=0.0)).check_file(case)}
+    verdicts = {v.name: v for v in Checker(Options(search_seconds=2.0)).check_file(case)}
     assert verdicts["uses"].verdict == "proved" and verdicts["uses"].replayed
     assert verdicts["needs"].verdict != "proved"
     # an equation brought in by `unfold` has no elaborated type: a clear `unknown`, no crash
     assert verdicts["untyped"].verdict == "unknown" and "not known" in verdicts["untyped"].reason
+    # the false variant: the second conjunct would need `y ≠ 0`; refuted at y = 0 (1 / 0 = 0)
+    assert verdicts["invSelf_of_ne"].verdict == "proved" and verdicts["invSelf_of_ne"].replayed
+    assert verdicts["invSelf_pair"].verdict == "refuted"
