@@ -38,6 +38,7 @@ from .. import terms as T
 _BINDING = (T.Lam, T.Sum, T.Forall)
 _NODES = (T.App, T.BinOp, T.Neg, T.Ite, T.Cmp, T.And)      # walked into by δ, β and replacement
 _ZERO = T.Num(Fraction(0))
+TRUE = T.Cmp("=", _ZERO, _ZERO)       # `True`: a proved proposition P rewrites to it
 
 
 class Rejected(Exception):
@@ -360,7 +361,7 @@ def rewrite(goal: Goal, step: dict[str, Any]) -> T.Term:
     vars_ = set(params) | {b.name for b in bs}
     fins |= {b.name: _fin_of(b) for b in bs if _fin_of(b) is not None}
     if not (isinstance(eq, T.Cmp) and eq.op == "="):
-        eq = T.Cmp("=", eq, T.Cmp("=", _ZERO, _ZERO))   # a proved proposition P is P = True
+        eq = T.Cmp("=", eq, TRUE)                 # a proved proposition P is P = True
     inst: dict[str, T.Term] = step["inst"]
     if not set(inst) <= vars_:
         raise Rejected(f"the instance binds names that are not variables of `{name}`")

@@ -20,6 +20,7 @@ from typing import Any, Callable
 
 from .. import arith
 from .. import terms as T
+from ..kernel import _BINDING, _NODES, TRUE, at_path, kids, replace_at
 from ..pretty import pretty
 from ..types import FinT, GlobalDecl, GlobalEnv, NatT, subst_term
 
@@ -40,11 +41,8 @@ class RwRule:
     fin_vars: dict[str, T.Term] = field(default_factory=dict)  # pattern var -> its `Fin` size
 
 
-# `True`, as the language writes it: a proved proposition rewrites to it (propositional
-# extensionality), and a conjunct that became `0 = 0` closes by definitional equality.
-TRUE = T.Cmp("=", T.Num(Fraction(0)), T.Num(Fraction(0)))
-
-
+# A proved proposition P that is not an equation rewrites to `TRUE` (`0 = 0`, the kernel's):
+# P = True by propositional extensionality; a conjunct that became `0 = 0` closes by defeq.
 def rule_of_theorem(g: GlobalDecl, reverse: bool = False) -> RwRule:
     stmt = g.stmt
     vars_ = {n for n, _ in g.binders}
@@ -457,7 +455,6 @@ def replace_like(t: T.Term, path: list[int], new: T.Term) -> tuple[T.Term, list[
     binders of the same type (a `Fin` range over outer names).  Elsewhere the occurrence means
     something else (an index of a different range, say) and is left alone.  Returns the new
     term and the positions replaced (the kernel re-checks each one where it is)."""
-    from ..kernel import _BINDING, _NODES, at_path, kids, replace_at
     old = at_path(t, path)[0]
     names = T.free_names(old) | T.free_names(new)
 
