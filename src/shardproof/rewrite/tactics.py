@@ -326,9 +326,16 @@ def match(pat: T.Term, t: T.Term, vars_: set[str], sub: dict[str, T.Term], genv:
 
 
 def _subterms(t: T.Term, bound: frozenset[str] = frozenset(),
-              fins: dict[str, T.Term] | None = None, path: tuple[int, ...] = ()):
+              fins: dict[str, T.Term] | None = None, path: tuple[int, ...] = (),
+              need: str | None = None):
     """Subterms in pre-order with the names bound above them, the `Fin` ranges of those and
-    their position (child indices as :func:`shardproof.kernel.kids` counts them)."""
+    their position (child indices as :func:`shardproof.kernel.kids` counts them).
+
+    With ``need``, a subterm in which that name is not free is skipped with everything below
+    it: a pattern whose head is the global ``need`` matches only where ``need`` occurs free
+    (matching compares heads by name), so the matches met, and their order, are the same."""
+    if need is not None and need not in T.free_names_seq(t):
+        return
     fins = fins if fins is not None else {}
     yield t, bound, fins, path
     if isinstance(t, (T.Lam, T.Sum, T.Forall)):
@@ -339,13 +346,13 @@ def _subterms(t: T.Term, bound: frozenset[str] = frozenset(),
                 f2[b.name] = b.ty.args[0]
             else:
                 f2.pop(b.name, None)
-        yield from _subterms(t.body, inner, f2, path + (0,))
+        yield from _subterms(t.body, inner, f2, path + (0,), need)
         return
     k = 0
     for c in t.children():
         if isinstance(c, T.Binder):
             continue
-        yield from _subterms(c, bound, fins, path + (k,))
+        yield from _subterms(c, bound, fins, path + (k,), need)
         k += 1
 
 
@@ -475,12 +482,17 @@ def replace_like(t: T.Term, path: list[int], new: T.Term) -> tuple[T.Term, list[
     for i, k in enumerate(path):
         env0, bound0 = scope(u, tuple(path[:i]), env0, bound0)
         u = kids(u)[k]
+    # A name free in ``old`` and not bound at ``path`` is free in every subterm holding an
+    # occurrence that means the same (same bindings): subterms without it are skipped.
+    need = next((x for x in T.free_names_seq(old) if x not in bound0), None)
     paths: list[list[int]] = []
     h = hash(old)                       # terms remember their hash: a cheap first test
     stack: list[tuple[T.Term, tuple[int, ...], dict[str, Any], frozenset[str]]] = \
         [(t, (), {}, frozenset())]
     while stack:                        # pre-order, as the kernel's positions count
         u, pos, env, bound = stack.pop()
+        if need is not None and need not in T.free_names_seq(u):
+            continue
         if hash(u) == h and u == old and env == env0:
             paths.append(list(pos))
         elif isinstance(u, _BINDING + _NODES):
@@ -494,7 +506,9 @@ def replace_like(t: T.Term, path: list[int], new: T.Term) -> tuple[T.Term, list[
 
 def rewrite_once(goal: Goal, rule: RwRule, prove_eq=None) -> dict[str, Any] | None:
     """Rewrite the first match of ``rule.lhs`` in the goal; None when nothing matches."""
-    for sub_t, bound, fins, path in _subterms(goal.stmt):
+    head = rule.lhs.fn if isinstance(rule.lhs, T.App) else rule.lhs
+    need = head.name if isinstance(head, T.Var) and head.name not in rule.vars else None
+    for sub_t, bound, fins, path in _subterms(goal.stmt, need=need):
         sub: dict[str, T.Term] = {}
         if not match(rule.lhs, sub_t, rule.vars, sub, goal.genv, rule.size_vars):
             continue
