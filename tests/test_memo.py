@@ -160,3 +160,66 @@ def test_ipoly_arithmetic_matches_a_dictionary_reference():
                 ref[mm] = ref.get(mm, 0) + cc
         got = a.subst({v: IPoly(t) for v, t in mp.items()})
         assert got.terms == _canon({m: c for m, c in ref.items() if c})
+
+
+# --------------------------------------------------------------------------- rw search pruning
+
+def _kit_theorems():
+    from shardproof.library import Library
+    lib = Library(ROOT / "lemmas")
+    out = []
+    for name in ("kit/shard.lemma", "kit/ties.lemma", "nets/blocks/r34Id.lemma"):
+        lf = lib.load(ROOT / "lemmas" / name)
+        out += [(g, lf.env) for g in lf.own if g.kind == "theorem" and g.stmt is not None]
+    return out
+
+
+def test_rw_search_pruning_meets_the_same_matches_in_the_same_order() -> None:
+    """`rewrite_once` walks only subterms where the rule's head is free: on real goals (each
+    theorem's statement and its one-step unfoldings) against every rule of the same files, the
+    pruned walk meets exactly the matching positions of the full walk, in order."""
+    from shardproof.rewrite import tactics as tac
+    thms = _kit_theorems()
+    rules = [tac.rule_of_theorem(g) for g, _ in thms]
+    compared = hits = 0
+    for g, env in thms:
+        goals = [g.stmt]
+        defs = sorted(n for n in T.free_names(g.stmt)
+                      if getattr(env.get(n), "kind", None) == "def")
+        goals += [tac.unfold_defs(g.stmt, {d}, env) for d in defs[:3]]
+        for goal in goals:
+            for rule in rules:
+                head = rule.lhs.fn if isinstance(rule.lhs, T.App) else rule.lhs
+                need = head.name if isinstance(head, T.Var) and head.name not in rule.vars \
+                    else None
+
+                def hits_of(walk):
+                    return [p for u, _, _, p in walk
+                            if tac.match(rule.lhs, u, rule.vars, {}, env, rule.size_vars)]
+                full = hits_of(tac._subterms(goal))
+                assert hits_of(tac._subterms(goal, need=need)) == full, (g.name, rule.name)
+                compared += 1
+                hits += len(full)
+    assert compared > 1000 and hits > 20
+
+
+def test_replace_like_pruning_replaces_the_same_positions() -> None:
+    """`replace_like` skips subterms without a name free at the rewritten position: it finds
+    the same positions as a walk over every subterm with the same scope test."""
+    from shardproof.rewrite import tactics as tac
+    checked = 0
+    for g, env in _kit_theorems():
+        for u, bound, _, path in tac._subterms(g.stmt):
+            if not isinstance(u, T.App):
+                continue
+            marker = T.Var("⋆")
+            _, paths = tac.replace_like(g.stmt, list(path), marker)
+            # every position holding an equal subterm with the same bound names above is found
+            # unless a name of it is bound differently there (then it means something else)
+            same = [p for w, b2, _, p in tac._subterms(g.stmt)
+                    if w == u and b2 & T.free_names(u) == bound & T.free_names(u)]
+            assert list(path) in paths and set(map(tuple, paths)) <= set(same), g.name
+            if not (T.free_names(u) & bound):
+                assert sorted(map(tuple, paths)) == sorted(same), g.name
+            checked += 1
+    assert checked > 100
