@@ -35,8 +35,8 @@ from typing import Any
 from .. import arith
 from .. import terms as T
 
-_BINDING = (T.Lam, T.Sum, T.Forall)
-_NODES = (T.App, T.BinOp, T.Neg, T.Ite, T.Cmp, T.And)      # walked into by δ, β and replacement
+BINDING = (T.Lam, T.Sum, T.Forall)
+NODES = (T.App, T.BinOp, T.Neg, T.Ite, T.Cmp, T.And)      # walked into by δ, β and replacement
 _ZERO = T.Num(Fraction(0))
 TRUE = T.Cmp("=", _ZERO, _ZERO)       # `True`: a proved proposition P rewrites to it
 
@@ -111,9 +111,9 @@ def _rebuild(t: T.Term, f) -> T.Term:
 def _map(t: T.Term, f) -> T.Term:
     """``t`` with ``f`` applied to the children a position walks into (see :func:`kids`) of a
     binder form or an application, operator, ``if`` or comparison; other terms are kept."""
-    if isinstance(t, _BINDING):
+    if isinstance(t, BINDING):
         return T.rebind(t, t.binders, f(t.body))
-    return _rebuild(t, f) if isinstance(t, _NODES) else t
+    return _rebuild(t, f) if isinstance(t, NODES) else t
 
 
 def _fields(t: T.Term) -> list[Any]:
@@ -139,7 +139,7 @@ def subst(t: T.Term, m: dict[str, T.Term]) -> T.Term:
         return t
     if isinstance(t, T.Var):
         return m.get(t.name, t)
-    if not isinstance(t, _BINDING):
+    if not isinstance(t, BINDING):
         return _rebuild(t, lambda c: subst(c, m))
     free_vals = set().union(*map(T.free_names, m.values()))
     inner = dict(m)
@@ -224,7 +224,7 @@ def _congruent(a: T.Term, b: T.Term, decls: dict[str, KDecl], fuel: list[int]) -
     """Two terms of one constructor with equal other fields and definitionally equal children.
     Binders are paired in order, ``b``'s renamed to ``a``'s in the types after them and in the
     body: ``a``'s names must be distinct and not free in ``b`` (the renaming would capture)."""
-    if not isinstance(a, _BINDING):
+    if not isinstance(a, BINDING):
         fa, fb = _fields(a), _fields(b)
         return len(fa) == len(fb) and all(defeq(x, y, decls, fuel) if isinstance(x, T.Term)
                                           else x == y for x, y in zip(fa, fb))
@@ -245,7 +245,7 @@ def _congruent(a: T.Term, b: T.Term, decls: dict[str, KDecl], fuel: list[int]) -
 
 def kids(t: T.Term) -> list[T.Term]:
     """The children a position walks into: a binder form's body; else the non-binder terms."""
-    if isinstance(t, _BINDING):
+    if isinstance(t, BINDING):
         return [t.body]
     return [c for c in t.children() if not isinstance(c, T.Binder)]
 
@@ -259,7 +259,7 @@ def at_path(t: T.Term, path: list[int]) -> tuple[T.Term, set[str], dict[str, T.T
     bound: set[str] = set()
     fins: dict[str, T.Term] = {}
     for k in path:
-        if isinstance(t, _BINDING):
+        if isinstance(t, BINDING):
             for b in t.binders:
                 bound.add(b.name)
                 fins.pop(b.name, None)
@@ -276,7 +276,7 @@ def replace_at(t: T.Term, path: list[int], new: T.Term) -> T.Term:
     """``t`` with the subterm at ``path`` replaced by ``new``."""
     if not path:
         return new
-    if not isinstance(t, _BINDING + _NODES):
+    if not isinstance(t, BINDING + NODES):
         raise Rejected(f"cannot rewrite inside a `{type(t).__name__}`")
     k = count()
     return _map(t, lambda c: replace_at(c, path[1:], new) if next(k) == path[0] else c)

@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 from .. import arith
 from .. import terms as T
-from ..kernel import _BINDING, _NODES, TRUE, at_path, kids, replace_at
+from ..kernel import BINDING, NODES, TRUE, at_path, kids, replace_at
 from ..pretty import pretty
 from ..types import FinT, GlobalDecl, GlobalEnv, NatT, subst_term
 
@@ -466,7 +466,7 @@ def replace_like(t: T.Term, path: list[int], new: T.Term) -> tuple[T.Term, list[
     names = T.free_names(old) | T.free_names(new)
 
     def scope(u: T.Term, pos: tuple[int, ...], env: dict[str, Any], bound: frozenset[str]):
-        if isinstance(u, _BINDING):
+        if isinstance(u, BINDING):
             env = dict(env)
             for b in u.binders:
                 if b.name in names:
@@ -495,7 +495,7 @@ def replace_like(t: T.Term, path: list[int], new: T.Term) -> tuple[T.Term, list[
             continue
         if hash(u) == h and u == old and env == env0:
             paths.append(list(pos))
-        elif isinstance(u, _BINDING + _NODES):
+        elif isinstance(u, BINDING + NODES):
             env, bound = scope(u, pos, env, bound)
             ks = kids(u)
             stack.extend((ks[k], pos + (k,), env, bound) for k in range(len(ks) - 1, -1, -1))
