@@ -56,3 +56,33 @@ def test_cli_cache_and_parallel_output_are_identical(tmp_path, capsys):
         assert code == 0
         outs.append(capsys.readouterr().out)
     assert outs[0] == outs[1] == outs[2] == outs[3]
+
+
+def test_every_edit_of_a_declaration_changes_the_keys_that_depend_on_it(tmp_path):
+    """The key hashes each declaration's text once per process (a memo keyed by the parsed
+    declaration): editing a proof, a hypothesis, a definition's body or binder, in one process,
+    still gives new keys — and an unedited file the same ones."""
+    from shardproof.cache import theorem_key
+    from shardproof.library import Library
+
+    base_thm = "import defs\n\ntheorem t (n : Nat) (hn : 0 < n) (x : Vec n) : dbl n x = 2 • x := by norm\n"
+    variants = {
+        "same": (DEFS_TRUE, base_thm),
+        "proof": (DEFS_TRUE, base_thm.replace("by norm", "by unfold [dbl]; norm")),
+        "hypothesis": (DEFS_TRUE, base_thm.replace("(hn : 0 < n)", "(hn : n ≠ 0)")),
+        "body": (DEFS_FALSE, base_thm),
+        "binder": (DEFS_TRUE.replace("(x : Vec n) : Vec n", "(x : Vec (n * 1)) : Vec n"),
+                   base_thm),
+    }
+    keys = {}
+    for k, (defs, thm) in list(variants.items()) + [("again", variants["same"])]:
+        root = tmp_path / k
+        root.mkdir()
+        (root / ".lemmaroot").write_text("")
+        (root / "defs.lemma").write_text(defs)
+        (root / "thm.lemma").write_text(thm)
+        lf = Library(root).load(root / "thm.lemma")
+        g = next(g for g in lf.own if g.name == "t")
+        keys[k] = theorem_key(g, lf.env, "opts")
+    assert keys["again"] == keys["same"]
+    assert len({keys[k] for k in variants}) == len(variants), keys

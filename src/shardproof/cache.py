@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -21,19 +22,32 @@ from .pretty import pretty
 from .types import GlobalDecl, GlobalEnv
 
 CACHE_DIR = ".shardproof-cache"
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2                 # 2: declarations enter a key as hashes of their text
 
 
 def _decl_text(g: GlobalDecl) -> str:
     d = g.decl
-    return pretty(d) if d is not None else g.name
+    return _decl_digest(d) if d is not None else g.name
 
 
-def _referenced(g: GlobalDecl) -> set[str]:
+@lru_cache(maxsize=1 << 14)
+def _decl_digest(d: T.Decl) -> str:
+    """A hash of a declaration's printed text.  A theorem's key covers every declaration of its
+    dependency closure, and neighbouring theorems share most of theirs: each text is printed and
+    hashed once, not once per theorem (equal declarations print equally; spans are not part of
+    either)."""
+    return hashlib.sha256(pretty(d).encode()).hexdigest()
+
+
+def _referenced(g: GlobalDecl) -> frozenset[str]:
+    return _referenced_by(g.decl) if g.decl is not None else frozenset()
+
+
+@lru_cache(maxsize=1 << 14)
+def _referenced_by(d: T.Decl) -> frozenset[str]:
+    """The names a declaration mentions: in its binders' types, statement, body or result
+    type, and the lemmas its proof cites."""
     names: set[str] = set()
-    d = g.decl
-    if d is None:
-        return names
     for b in getattr(d, "binders", ()):
         if b.ty is not None:
             names |= T.free_names(b.ty)
@@ -45,7 +59,7 @@ def _referenced(g: GlobalDecl) -> set[str]:
     if proof is not None:
         for step in proof.steps:
             names |= {n.name for n in step.names}
-    return names
+    return frozenset(names)
 
 
 _ENGINE_HASH: str | None = None
