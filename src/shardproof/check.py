@@ -148,13 +148,20 @@ class Checker:
         for dep in import_closure(lib, lf):
             dep_lf = lib.files[dep]
             for g in dep_lf.own:
-                if g.kind == "theorem" and g.name not in self.verdicts:
+                if g.kind == "theorem" and self.verdict_of(g) is None:
                     self.check_theorem(g, dep_lf)
         out = []
         for g in lf.own:
             if g.kind == "theorem":
-                out.append(self.verdicts.get(g.name) or self.check_theorem(g, lf))
+                out.append(self.verdict_of(g) or self.check_theorem(g, lf))
         return out
+
+    def verdict_of(self, g: GlobalDecl | None) -> Verdict | None:
+        """The verdict of this very declaration.  Files that do not import each other may
+        declare theorems of the same name; a verdict is reused (or cited) only for the
+        declaration of the file it was given in."""
+        v = self.verdicts.get(g.name) if g is not None else None
+        return v if v is not None and v.file == g.path else None
 
     def check_theorem(self, g: GlobalDecl, lf: LoadedFile) -> Verdict:
         from .prove import decide  # the engine, imported lazily (keeps parsing cheap)
@@ -166,7 +173,7 @@ class Checker:
             from .cache import theorem_key
             key = theorem_key(g, lf.env, self.options.fingerprint())
             rec = self.cache.get(key)
-            if rec is not None and self._cited_still_proved(rec):
+            if rec is not None and self._cited_still_proved(rec, lf):
                 v = Verdict(**rec)
                 v.cached = True
                 v.file = lf.path
@@ -186,8 +193,8 @@ class Checker:
             self.cache.put(key, rec)
         return v
 
-    def _cited_still_proved(self, rec: dict[str, Any]) -> bool:
-        return all(self.verdicts.get(n) is not None and self.verdicts[n].verdict == "proved"
+    def _cited_still_proved(self, rec: dict[str, Any], lf: LoadedFile) -> bool:
+        return all((v := self.verdict_of(lf.env.get(n))) is not None and v.verdict == "proved"
                    for n in rec.get("lemmas", []))
 
     def save_cache(self) -> None:

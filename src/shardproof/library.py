@@ -17,7 +17,8 @@ from pathlib import Path
 from . import terms as T
 from .errors import ImportError_, NameError_, ShardproofError, Span, TypeError_
 from .syntax import decode_source, parse_module
-from .types import (Ctx, Elaborator, FinT, GlobalDecl, GlobalEnv, NatT, Param, PropT, Ty)
+from .types import (Ctx, Elaborator, FinT, GlobalDecl, GlobalEnv, NatT, Param, PropT, Ty,
+                    check_binder_name)
 
 PRELUDE_FILES = ("core.lemma", "batch.lemma", "bn.lemma", "conv.lemma", "loss.lemma")
 ROOT_MARKER = ".lemmaroot"
@@ -195,6 +196,7 @@ def elaborate_decl(d: T.Decl, env: GlobalEnv, el: Elaborator, path: str) -> Glob
             raise TypeError_(f"the binder `{b.name}` is declared twice", b.span,
                              theorem=ctx.theorem)
         names_seen.add(b.name)
+        check_binder_name(b, (), ctx)
         if b.ty is None:  # pragma: no cover - the grammar requires a type here
             raise TypeError_(f"`{b.name}` needs a type", b.span)
         if _is_prop_syntax(b.ty):

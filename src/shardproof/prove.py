@@ -29,7 +29,8 @@ from .rewrite.normalize import (
     kind_of,
     size_leaves,
 )
-from .types import FinT, FunT, GlobalDecl, GlobalEnv, NatT, RealT, VecT, nonzero_names
+from .types import (FinT, FunT, GlobalDecl, GlobalEnv, NatT, RealT, VecT, is_negative_statement,
+                    nonzero_names)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .check import Checker, Options, Verdict
@@ -407,7 +408,8 @@ def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
         assert stmt is not None
         hyps = dict(g.hyps)
         goal = tac.Goal(stmt, list(g.hyps), genv,
-                        {n: ty.size for n, ty in g.binders if isinstance(ty, FinT)})
+                        {n: ty.size for n, ty in g.binders if isinstance(ty, FinT)},
+                        frozenset(n for n, ty in g.binders if isinstance(ty, NatT)))
         cur_types: dict = dict(g.cmp_types)
         tactics = list(g.proof.steps) if g.proof is not None else [T.ProofStep("norm")]
         need_norm = not tactics or tactics[-1].tactic == "norm"
@@ -437,6 +439,10 @@ def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
                     if lg is None or lg.kind != "theorem":
                         raise Failure(f"`{nm.name}` is neither a hypothesis of `{g.name}` nor a "
                                       "theorem in scope")
+                    if is_negative_statement(lg):
+                        raise Failure(f"cannot cite `{nm.name}`: a `≠` theorem says the two "
+                                      "sides differ at SOME values (a witness proves it), so it "
+                                      "is not a rule that holds everywhere")
                     if proved is None or proved(nm.name) is None:
                         raise Failure(f"cannot cite `{nm.name}`: it is not proved (only proved "
                                       "theorems declared earlier or imported can be cited)")
@@ -512,7 +518,7 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: Checker, options: Options) -
             v.replayed = failure is None
         return v
     def proved(name: str) -> GlobalDecl | None:
-        v = checker.verdicts.get(name)
+        v = checker.verdict_of(genv.get(name))
         return genv.get(name) if v is not None and v.verdict == "proved" else None
 
     at = attempt(g, genv, options.fuel, proved)
@@ -595,8 +601,11 @@ def replay_in_kernel(g: GlobalDecl, genv: GlobalEnv, ktrace: list[dict[str, Any]
     """Replay the engine's proof of ``g`` in the kernel: (the kernel's reason when it rejects,
     what the replayed proof rests on)."""
     from .kernel import Rejected, replay
+    # A witness-proved `≠` holds somewhere, not everywhere: never a rule to rewrite with.
     accepted = frozenset(n for n, v in checker.verdicts.items()
-                         if v.verdict == "proved" and v.replayed)
+                         if v.verdict == "proved" and v.replayed
+                         and "oracle:exact-evaluation" not in v.kernel
+                         and checker.verdict_of(genv.get(n)) is v)
     try:
         return None, replay(kernel_goal(g, genv, accepted), ktrace, KERNEL_ORACLES)
     except Rejected as e:

@@ -436,6 +436,7 @@ class Elaborator:
         """Add binders to ``ctx`` (inferring a missing type from its first use in ``body``)."""
         out = []
         for k, b in enumerate(binders):
+            check_binder_name(b, binders[:k], ctx)
             if b.ty is None:
                 ty = None
                 if expected_doms is not None and k < len(expected_doms):
@@ -893,6 +894,22 @@ def _match_type_go(p: T.Term, t: Ty, holes: set[str], binds: dict[str, T.Term],
     if isinstance(p, T.Var):
         return {"Nat": NatT, "ℕ": NatT, "ℝ": RealT, "Real": RealT}.get(p.name) is type(t)
     return False
+
+
+def check_binder_name(b: T.Binder, before: tuple[T.Binder, ...], ctx: "Ctx") -> None:
+    """A binder may not repeat a name of its own group (`fun (i : Fin 3) (i : Fin 2)` would
+    read one index twice) nor take a global's name: unfolding and rewriting find globals by
+    name, so a local `gg` would be taken for the definition `gg`."""
+    if any(o.name == b.name for o in before):
+        raise _err(f"the binder `{b.name}` is declared twice", b, ctx)
+    g = ctx.env.get(b.name)
+    if g is not None:
+        where = f" ({g.path}:{g.span.line})" if g.span is not None and g.path else ""
+        raise _err(f"`{b.name}` is the name of a {_KIND_WORD.get(g.kind, g.kind)}{where}: a "
+                   "binder cannot reuse it; rename the binder", b, ctx)
+
+
+_KIND_WORD = {"def": "definition", "opaque": "built-in op", "theorem": "theorem"}
 
 
 def _infer_binder_walk(u: T.Term, name: str, ctx: Ctx, found: list[Ty]) -> None:

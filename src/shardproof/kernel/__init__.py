@@ -320,10 +320,12 @@ def nonzero_names(hyps: list[T.Term]) -> set[str]:
     return out
 
 
-def size_fact(fact: T.Term, hyps: list[T.Term]) -> bool:
-    """``0 < m`` or ``m ≠ 0`` for a monomial ``m`` of sizes each known nonzero (Nat)."""
+def size_fact(fact: T.Term, goal: Goal) -> bool:
+    """``0 < m`` or ``m ≠ 0`` for a monomial ``m`` of the goal's sizes (Nat: a real known
+    nonzero may be negative), each known nonzero."""
     m = _nonzero_monomial(fact)
-    return m is not None and T.free_names(m) <= nonzero_names(hyps)
+    nats = {n for n, ty in goal.types.items() if ty == T.Var("Nat")}
+    return m is not None and T.free_names(m) <= nonzero_names(list(goal.hyps.values())) & nats
 
 
 def discharge(h: T.Term, how: str, goal: Goal) -> None:
@@ -341,7 +343,7 @@ def discharge(h: T.Term, how: str, goal: Goal) -> None:
         ok = _holds(arith.sizes_equal, body.lhs, body.rhs)
         why = "the two sizes are not equal polynomials"
     else:
-        ok = how == "nonzero" and not binders and size_fact(body, list(goal.hyps.values()))
+        ok = how == "nonzero" and not binders and size_fact(body, goal)
         why = f"discharge `{how}` does not establish it"
     if not ok:
         raise Rejected(why)
@@ -372,11 +374,14 @@ def rewrite(goal: Goal, step: dict[str, Any]) -> T.Term:
         raise Rejected(f"the instance leaves {sorted(missing)} unbound")
     lhs, rhs = subst(eq.lhs, inst), subst(eq.rhs, inst)
     hs = [(hname, subst(h, inst)) for hname, h in rhyps]
+    rule_names = (T.free_names(eq.lhs) | T.free_names(eq.rhs)) - vars_   # the rule's own names
     stmt = goal.stmt
     if not step["paths"]:
         raise Rejected("no position to rewrite at")
     for path in step["paths"]:                    # each occurrence is checked where it is
         sub, bound, pfins = at_path(stmt, path)
+        if rule_names & bound:                    # there they would mean the bound variable
+            raise Rejected(f"`{sorted(rule_names & bound)[0]}` of `{name}` is bound at {path}")
         scope = set(goal.types) | bound | set(goal.hyps) | {"Fin", "Vec", "Nat", "ℝ"}
         for v in inst.values():
             for n in T.free_names(v) - scope:

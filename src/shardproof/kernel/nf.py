@@ -76,7 +76,7 @@ class NF:
     """Evaluates terms of one theorem into the kernel's normal form."""
 
     def __init__(self, goal: Goal, fuel: int = 400_000) -> None:
-        self.decls, self.hyps = goal.decls, list(goal.hyps.values())
+        self.goal, self.decls, self.hyps = goal, goal.decls, list(goal.hyps.values())
         self.nz = frozenset(nonzero_names(self.hyps))
         self.bounds: dict[str, IPoly] = {}
         self.factors: dict[IPoly, list[IPoly]] = {}
@@ -415,7 +415,7 @@ class NF:
         elif isinstance(s, T.Cmp) and s.op == "=":
             self.equal(self.ev(s.lhs, env), self.ev(s.rhs, env))
         elif isinstance(s, T.Cmp) and not T.free_names(s) & self.shadowed and \
-                size_fact(s, self.hyps):
+                size_fact(s, self.goal):
             self.used.add("kernel:size-fact")
         else:
             raise Unsupported(f"a statement of the form {type(s).__name__}")

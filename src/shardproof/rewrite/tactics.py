@@ -382,6 +382,7 @@ class Goal:
     hyps: list[tuple[str, T.Term]]
     genv: GlobalEnv
     fin_bounds: dict[str, T.Term] = field(default_factory=dict)  # the goal's index variables
+    sizes: frozenset[str] | None = None          # the goal's Nat variables (None: not known)
 
 
 def discharge(h: T.Term, goal: Goal, rule: RwRule, sub: dict[str, T.Term],
@@ -441,6 +442,8 @@ def discharge(h: T.Term, goal: Goal, rule: RwRule, sub: dict[str, T.Term],
         elif body.op == "≠" and ri == zero:
             target = li
         names = T.free_names(target) if target is not None else set()
+        if goal.sizes is not None:
+            nz &= goal.sizes                     # a real known nonzero may be negative
         if target is not None and names and names <= nz and _monomial(target):
             return "by nonzero sizes of the hypotheses", "nonzero"
     # 4. The normaliser, when allowed.
@@ -508,7 +511,12 @@ def rewrite_once(goal: Goal, rule: RwRule, prove_eq=None) -> dict[str, Any] | No
     """Rewrite the first match of ``rule.lhs`` in the goal; None when nothing matches."""
     head = rule.lhs.fn if isinstance(rule.lhs, T.App) else rule.lhs
     need = head.name if isinstance(head, T.Var) and head.name not in rule.vars else None
+    # The rule's own names (globals, the theorem's variables) mean something else where a
+    # binder of the same name is in force: no rewriting there.
+    own = (T.free_names(rule.lhs) | T.free_names(rule.rhs)) - rule.vars
     for sub_t, bound, fins, path in _subterms(goal.stmt, need=need):
+        if own & bound:
+            continue
         sub: dict[str, T.Term] = {}
         if not match(rule.lhs, sub_t, rule.vars, sub, goal.genv, rule.size_vars):
             continue

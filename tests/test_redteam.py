@@ -1,0 +1,91 @@
+"""False statements found by red-teaming the checker: each must never be `proved`.
+
+Every case here was once reported `proved` (and replayed by the kernel) although it is false;
+the comment says what let it through.  They are checked end to end, through the same entry
+point as `shardproof check`, with the counterexample search on, and with proof replay both on
+(the default) and off (the engine alone must not prove them either).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from shardproof.check import Options, check_paths
+from shardproof.errors import ShardproofError
+
+CASES = {
+    # `rw [h]` (h : x = y) rewrote the bound `x` of `∑ (x : Fin x), v x`: both the engine and the
+    # kernel matched the summation index as if it were the theorem's `x`.
+    "binder_capture": """
+theorem shadow (x y : Nat) (h : x = y) (v : Vec (y + 1)) :
+    (∑ (x : Fin x), v x) = x * v y := by rw [h]; norm
+""",
+    # A witness proves `x ≠ 0` for SOME x; it was cited as if `x ≠ 0` held for every x.
+    "witness_cited": """
+theorem ne_zero (x : ℝ) : x ≠ 0 := by witness (x := 1)
+theorem zero_eq_one (y : ℝ) : (if y - y ≠ 0 then 1 else 0) = 1 := by rw [ne_zero]; norm
+theorem sq_ne_id (x : ℝ) : x ^ 2 ≠ x := by witness (x := 2)
+theorem bad_ne (y : ℝ) : (if y ^ 2 ≠ y then 5 else 7) = 5 := by rw [sq_ne_id]; norm
+""",
+}
+FALSE = {"shadow", "zero_eq_one", "bad_ne"}
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    (root / ".lemmaroot").write_text("")
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+@pytest.mark.parametrize("replay", [True, False])
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_false_statement_is_not_proved(tmp_path: Path, case: str, replay: bool) -> None:
+    root = _write(tmp_path, {f"{case}.lemma": CASES[case]})
+    report = check_paths([root], Options(search_seconds=2.0, replay=replay))
+    verdicts = {v.name: v for v in report.verdicts}
+    bad = [n for n in FALSE if n in verdicts and verdicts[n].verdict == "proved"]
+    assert not bad, bad
+    # and the checker says why it cannot use the witness as a rule
+    if case == "witness_cited":
+        assert verdicts["zero_eq_one"].verdict == "refuted"
+        assert verdicts["bad_ne"].verdict != "proved"
+
+
+def test_theorems_of_the_same_name_in_unrelated_files_are_checked_separately(
+        tmp_path: Path) -> None:
+    """A theorem was taken for an already-checked theorem of the same name in another file (the
+    verdicts were kept by name), and a citation of it then rested on the other file's proof."""
+    root = _write(tmp_path, {
+        "a.lemma": "theorem foo (x : ℝ) : x = x := by norm\n",
+        "b.lemma": "theorem foo (x : ℝ) : x + x = 0 := by norm\n\n"
+                   "theorem bar (y : ℝ) : y + y = 0 := by rw [foo]\n",
+    })
+    report = check_paths([root], Options(search_seconds=2.0))
+    got = [(Path(v.file).name, v.name, v.verdict) for v in report.verdicts]
+    assert got == [("a.lemma", "foo", "proved"), ("b.lemma", "foo", "refuted"),
+                   ("b.lemma", "bar", "refuted")]
+
+
+@pytest.mark.parametrize("text,where,what", [
+    # a local named like a global definition was unfolded / rewritten as that definition
+    ("def gg (v : Vec 2) : Vec 2 := 2 • v\n"
+     "theorem bad (gg : Vec 2 → Vec 2) (w : Vec 2) : gg w = 2 • w := by unfold [gg]\n",
+     (2, 14), "`gg` is the name of a definition"),
+    ("def gg (v : Vec 2) : Vec 2 := 2 • v\n"
+     "theorem bad (w : Vec 2) : (fun (gg : Fin 2) => w gg) = w := by norm\n",
+     (2, 33), "`gg` is the name of a definition"),
+    # one binder group naming `i` twice was typed as `Vec (2 * 2)` with 6 entries
+    ("theorem dup (v : Vec 2) : (∑ (i : Fin 3) (i : Fin 2), v i) = 3 * (v 0 + v 1) := by norm\n",
+     (1, 43), "declared twice"),
+])
+def test_binder_names_that_would_be_misread_are_input_errors(
+        tmp_path: Path, text: str, where: tuple[int, int], what: str) -> None:
+    root = _write(tmp_path, {"t.lemma": text})
+    with pytest.raises(ShardproofError) as exc:
+        check_paths([root], Options(search_seconds=0.5))
+    assert what in exc.value.message
+    assert (exc.value.span.line, exc.value.span.col) == where
