@@ -43,3 +43,19 @@ def test_range_checks():
     assert not arith.index_in_range(bad, T.BinOp("*", R, N), bounds)
     assert not arith.index_in_range(T.Num(Fraction(0)), N, {})          # N may be 0
     assert arith.index_in_range(T.Num(Fraction(0)), N, {}, positive_names=frozenset({"N"}))
+
+
+def test_digits_check_every_digit_including_the_top_one() -> None:
+    """Reading `fun (i : Fin 2) (j : Fin 3) => e` at `(i + 1)·3 + j` (i < 2, j < 3) may be out
+    of range (the top digit i + 1 may be 2): `digits` refuses it rather than reading `e` there
+    (found by red-teaming: only the lower digits were checked; the kernel relied on the type
+    checker for the top one)."""
+    from shardproof import arith
+    from shardproof.rewrite.ipoly import IPoly
+    two, three = IPoly.const(2), IPoly.const(3)
+    i, j = IPoly.var("i"), IPoly.var("j")
+    bounds = {"i": two, "j": three}
+    assert arith.digits(i * three + j, [two, three], bounds, frozenset()) == [i, j]
+    assert arith.digits((i + IPoly.const(1)) * three + j, [two, three], bounds,
+                        frozenset()) is None
+    assert arith.digits(i * three + j, [IPoly.const(1), three], bounds, frozenset()) is None

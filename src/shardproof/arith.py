@@ -157,8 +157,8 @@ def index_in_range(index: T.Term, bound: T.Term, var_bounds: dict[str, T.Term],
 def digits(p: IPoly, sizes: list[IPoly], bounds: dict[str, IPoly],
            positive: frozenset[str]) -> list[IPoly] | None:
     """``p = d₁·(B₂⋯Bₖ) + … + dₖ`` for ``sizes = [B₁, …, Bₖ]``, with every ``0 ≤ dⱼ < Bⱼ``
-    (``j ≥ 2``) shown by :func:`below` over the index variables' ``bounds``; None when a range
-    is not a monomial or a digit is not shown in range."""
+    (the top digit ``d₁`` too) shown by :func:`below` over the index variables' ``bounds``;
+    None when a range is not a monomial or a digit is not shown in range."""
     out: list[IPoly] = []
     for b in reversed(sizes[1:]):
         mono = b.as_monomial()
@@ -169,6 +169,8 @@ def digits(p: IPoly, sizes: list[IPoly], bounds: dict[str, IPoly],
             return None
         out.append(r)
         p = q
+    if not below(p, sizes[0], {v: bounds[v] for v in p.vars() if v in bounds}, positive):
+        return None                                  # the top digit too: a read in range
     return [p] + out[::-1]
 
 
