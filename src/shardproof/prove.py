@@ -601,11 +601,13 @@ def replay_in_kernel(g: GlobalDecl, genv: GlobalEnv, ktrace: list[dict[str, Any]
     """Replay the engine's proof of ``g`` in the kernel: (the kernel's reason when it rejects,
     what the replayed proof rests on)."""
     from .kernel import Rejected, replay
-    # A witness-proved `≠` holds somewhere, not everywhere: never a rule to rewrite with.
-    accepted = frozenset(n for n, v in checker.verdicts.items()
-                         if v.verdict == "proved" and v.replayed
-                         and "oracle:exact-evaluation" not in v.kernel
-                         and checker.verdict_of(genv.get(n)) is v)
+    # The theorems the trace cites that the kernel accepted, each for the declaration in scope
+    # here; a witness-proved `≠` holds somewhere, not everywhere: never a rule to rewrite with.
+    cited = {st.get("lemma") for st in ktrace if st.get("rule") == "rw"}
+    accepted = frozenset(n for n in cited if isinstance(n, str)
+                         and (v := checker.verdict_of(genv.get(n))) is not None
+                         and v.verdict == "proved" and v.replayed
+                         and "oracle:exact-evaluation" not in v.kernel)
     try:
         return None, replay(kernel_goal(g, genv, accepted), ktrace, KERNEL_ORACLES)
     except Rejected as e:
