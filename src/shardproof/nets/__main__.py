@@ -1,7 +1,8 @@
 """`python -m shardproof.nets render [--check] [--out DIR]`: write (or check) the generated files.
 
-Writes `lemmas/nets/*.lemma` (the nets' forward and step ties) and
-`tests/nets_negative/*_perreplica.lemma` (the per-replica-BatchNorm statements that must fail).
+Writes `lemmas/nets/*.lemma` (the nets' forward and step ties) and the statements that must fail:
+`tests/nets_negative/*_perreplica.lemma` (per-replica BatchNorm) and
+`tests/nets_negative/*_unscaled_step.lemma` (each replica's loss divided by the global batch).
 """
 
 from __future__ import annotations

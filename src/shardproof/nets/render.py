@@ -606,6 +606,17 @@ class Sec:
                     changed = True
         return [n for n, _ in self.vars if n in chosen]
 
+    def binders(self, text: str) -> str:
+        """The `variable` binders `text` mentions, written as explicit binders grouped as in the
+        section (for a file without this section, e.g. the negatives under `tests/`)."""
+        chosen = set(self.included(text, set()))
+        out = []
+        for names, ty in self.groups:
+            ns = [n for n in names if n in chosen]
+            if ns:
+                out.append(f"({' '.join(ns)} : {ty})")
+        return " ".join(out)
+
     @staticmethod
     def _own(own: list[tuple[str, str]]) -> str:
         return " ".join(f"({n} : {ty})" for n, ty in own)
@@ -904,7 +915,7 @@ class TemplateRenderer:
         items: list[tuple[int | None, CExpr]] = list(enumerate(self.bw.named))
         assert self.bw.input_cot is not None
         items.append((None, self.bw.input_cot))
-        hdys = ("hdys", f"∀ r, dys r = shard R N ({self.n_out}) (R • DY) r")
+        hdys = self.hdys()
         for i, e in items:
             gname = self.cot_name(i, False) if i is not None else f"{T}Back"
             rname = self.cot_name(i, True) if i is not None else f"{T}BackSync"
@@ -1048,6 +1059,20 @@ class TemplateRenderer:
                 cites.append(tie["lemma"])
         return cites
 
+    def hdys(self, scaled: bool = True) -> tuple[str, str]:
+        """The cotangent hypothesis: the replicas' output cotangents are `R ×` the shards of the
+        single-device one (each replica divides its loss by its local batch `N`); with
+        `scaled=False` the plain shards (every replica divides by the global batch `R·N`)."""
+        dy = "(R • DY)" if scaled else "DY"
+        return ("hdys", f"∀ r, dys r = shard R N ({self.n_out}) {dy} r")
+
+    def synctied_proof(self, ties: list[dict] | None = None) -> str:
+        """The proof script of `T_syncTied`."""
+        ties = self.ties() if ties is None else ties
+        props = sorted({t["prop"].split(".")[0] for t in ties})
+        return (f"unfold [{self.T}Tied, {', '.join(props)}]; "
+                f"rw [{', '.join(self.tie_cites(ties, '$k'))}]")
+
     def render_ties(self) -> tuple[list[str], list[tuple[str, str]]]:
         T = self.T
         ties = self.ties()
@@ -1058,11 +1083,9 @@ class TemplateRenderer:
             f"The step tie of `{T}` in the kit's form: for each parameter, the all-reduce mean of "
             "the replicas' gradient nodes (replica cotangents from `dys`) is the single-device "
             "node at `R·N` (cotangents from `DY`)."))
-        props = sorted({t["prop"].split(".")[0] for t in ties})
-        hdys = ("hdys", f"∀ r, dys r = shard R N ({self.n_out}) (R • DY) r")
         out.append(self.S.thm(
-            f"{T}_syncTied", self.hyps_R() + [hdys], call(f"{T}Tied", self.env()),
-            f"unfold [{T}Tied, {', '.join(props)}]; rw [{', '.join(self.tie_cites(ties, '$k'))}]",
+            f"{T}_syncTied", self.hyps_R() + [self.hdys()], call(f"{T}Tied", self.env()),
+            self.synctied_proof(ties),
             f"The block step tie of `{T}`: at `R ×` the shards of the output cotangent every "
             "parameter is DP-tied."))
         lemmas = [(t["param"], t["prop"]) for t in ties]
@@ -1290,10 +1313,7 @@ class NetRenderer:
     def render_step(self) -> str:
         net, s = self.net, self.net.short
         B = len(self.insts)
-        S = Sec([(self.sizes_group(), "Nat"), (["ε"], "ℝ"), (["θ"], f"Vec ({self.P})"),
-                 (["x"], f"Vec (N * ({self.n0}))"), (["X"], f"Vec ((R * N) * ({self.n0}))"),
-                 (["g"], "Vec (N * K)"), (["G"], "Vec ((R * N) * K)"),
-                 (["gs"], "Fin R → Vec (N * K)")])
+        S = self.step_sec()
         out = [_gen_header(net.title + ": the step tie (T3) and its smoothed-CE corollary", net),
                ""]
         out += [f"import {m}" for m in self.imports(step=True)] + [f"import nets.{net.key}", "",
@@ -1325,7 +1345,7 @@ class NetRenderer:
                                    self.tenv(nb, X=act(k + 1, "(R * N)", "X"), dys=fam(k + 1))),
                               f"Replica `r`: the cotangent at the output of block {k}, from the "
                               "replicas' loss cotangents `gs` (BatchNorm links `bnSyncInB`)."))
-        hgs = ("hgs", "∀ r, gs r = shard R N K (R • G) r")
+        hgs = self.hgs()
         for k in range(B - 2, -1, -1):
             nb = self.insts[k + 1]
             cites = ([] if k + 1 == B - 1 else [f"{s}CotSync{k + 1}_scaled"]) + \
@@ -1349,10 +1369,8 @@ class NetRenderer:
             "gradient node at `R·N` (cotangents from `G`) — one conjunct per block, each the "
             "block's `TTied` (the kit's `ConvWSync` / `BnSync` / `DenseSync` per parameter) at "
             "the block's weights, saved activations and cotangents."))
-        tied_cites = [f"{s}CotSync{k}_scaled" for k in range(B - 1)] + \
-            [f"{bi.block.template.name}_syncTied" for bi in self.insts]
         out.append(S.thm(net.t3_name, self.hyps() + [hgs], call(net.tied_name, self.nenv()),
-                         f"unfold [{net.tied_name}]; rw [{', '.join(tied_cites)}]",
+                         self.t3_proof(),
                          f"T3 for {net.title}: replica loss cotangents at `R ×` the shards of the "
                          "global one tie every parameter: the all-reduce mean of the replicas' "
                          "gradient nodes is the single-device node at `R·N` (the cotangent "
@@ -1372,6 +1390,27 @@ class NetRenderer:
             "(`replicaLossCot_eq` discharges the cotangent hypothesis); logits are the "
             "single-device forward at `R·N`, targets `T` global."))
         return "\n".join(out)
+
+    def step_sec(self) -> Sec:
+        """The `variable` section of `<net>_step.lemma`."""
+        return Sec([(self.sizes_group(), "Nat"), (["ε"], "ℝ"), (["θ"], f"Vec ({self.P})"),
+                    (["x"], f"Vec (N * ({self.n0}))"), (["X"], f"Vec ((R * N) * ({self.n0}))"),
+                    (["g"], "Vec (N * K)"), (["G"], "Vec ((R * N) * K)"),
+                    (["gs"], "Fin R → Vec (N * K)")])
+
+    @staticmethod
+    def hgs(scaled: bool = True) -> tuple[str, str]:
+        """The loss-cotangent hypothesis of T3: the replicas' are `R ×` the shards of the global
+        one (each replica divides its loss by its local batch); with `scaled=False` the plain
+        shards (every replica divides by the global batch `R·N`)."""
+        return ("hgs", f"∀ r, gs r = shard R N K {'(R • G)' if scaled else 'G'} r")
+
+    def t3_proof(self) -> str:
+        """The proof script of T3: the cotangent chain, then each block's `T_syncTied`."""
+        s, B = self.net.short, len(self.insts)
+        cites = [f"{s}CotSync{k}_scaled" for k in range(B - 1)] + \
+            [f"{bi.block.template.name}_syncTied" for bi in self.insts]
+        return f"unfold [{self.net.tied_name}]; rw [{', '.join(cites)}]"
 
     def tied_count(self) -> int:
         """Parameters tied by T3: one per parameter slice (BatchNorm γ and β, dense W and b,
@@ -1552,3 +1591,62 @@ def render_negative(net: Net, infos: dict[str, TemplateInfo],
                           "    "))
     out.append("")
     return "\n".join(out)
+
+
+def render_negative_step(net: Net, infos: dict[str, TemplateInfo],
+                         groups: dict[str, str] | None = None) -> str:
+    """The step tie (T3) with the classic loss-scaling bug: every replica divides its loss by the
+    GLOBAL batch `R·N` instead of its local `N`, so the replicas' loss cotangents are the plain
+    shards of the global one (no `R •`).  For every template of `net`, the block tie
+    `TUnscaled_syncTied` (the statement and proof of `T_syncTied`, the hypothesis `hdys` without
+    `R •`); for the net, `…_unscaled` (T3's statement and proof, `hgs` without `R •`).  The
+    all-reduce MEAN is then `1/R` × the single-device gradient: false at `R = 2`.  For `tests/`,
+    not `lemmas/`."""
+    nr = NetRenderer(net, infos, groups)
+    nr.render_fwd()                        # registers the net's definitions' parameters
+    nr.render_step()
+    out = [_gen_header(
+        f"{net.title}'s step tie with the loss divided by the global batch: must FAIL",
+        extra="Every statement here is FALSE.  Each replica divides its loss by the global batch "
+              "`R·N` instead of its local `N`, so its loss cotangent is the plain shard of the "
+              "global one (`shard R N … DY r`, no `R •`) and the all-reduce mean of the gradient "
+              "nodes is `1/R` × the single-device gradient.  The statements and proof scripts "
+              "are those of `T_syncTied` and of T3 with that one hypothesis changed; each proof "
+              "breaks at its first citation whose hypothesis asks for `R •` (a `…_scaled` lemma "
+              "or a `…_tie`), which no longer discharges.  "
+              "`tests/test_nets.py` checks that every block statement comes out `refuted` (a "
+              "counterexample at small sizes) and that the whole-net statement does not come out "
+              "`proved`."), ""]
+    out += [f"import {m}" for m in nr.imports(step=True)] + \
+        [f"import nets.{net.key}", f"import nets.{net.key}_step", ""]
+    seen: list[str] = []
+    for bi in nr.insts:
+        t = bi.block.template
+        if t.name in seen:
+            continue
+        seen.append(t.name)
+        tr = TemplateRenderer(t)
+        hyps = tr.hyps_R() + [tr.hdys(scaled=False)]
+        stmt = call(f"{t.name}Tied", tr.env())
+        own = " ".join(f"({n} : {ty})" for n, ty in hyps)
+        out.append(doc(f"FALSE: `{t.name}_syncTied` with the replicas' output cotangents the plain "
+                       "shards of the single-device one (loss divided by `R·N` on every replica): "
+                       "the all-reduce mean of every gradient node is `1/R` × the single-device "
+                       "node."))
+        out.append(wrap_words(f"theorem {t.name}Unscaled_syncTied {tr.S.binders(own + ' ' + stmt)} "
+                              f"{own} : {stmt} := by", "    "))
+        out.append(wrap_words("  " + tr.synctied_proof(), "    "))
+        out.append("")
+    S = nr.step_sec()
+    hyps = nr.hyps() + [nr.hgs(scaled=False)]
+    own = " ".join(f"({n} : {ty})" for n, ty in hyps)
+    stmt = call(net.tied_name, nr.nenv())
+    out.append(doc(f"FALSE: T3 for {net.title} with every replica dividing its loss by the global "
+                   "batch `R·N` (replica loss cotangents the plain shards of `G`): the all-reduce "
+                   "mean of the replicas' gradient nodes is `1/R` × the single-device node."))
+    out.append(wrap_words(f"theorem {net.t3_name}_unscaled {S.binders(own + ' ' + stmt)} {own} : "
+                          f"{stmt} := by", "    "))
+    out.append(wrap_words("  " + nr.t3_proof(), "    "))
+    out.append("")
+    return "\n".join(out)
+
