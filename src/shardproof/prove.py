@@ -546,12 +546,13 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: Checker, options: Options) -
                        lemmas=sorted(set(at.lemmas)),
                        oracles=[ORACLE_RING, ORACLE_INDEX] + [f"opaque:{o}" for o in opaques],
                        trace=trace)
-    cex = _search(g, genv, options)
+    notes: list[str] = []
+    cex = _search(g, genv, options, notes) if options.search_seconds > 0 else None
     if cex is not None:
         return Verdict(g.name, g.path, 0, "refuted", 0.0, counterexample=cex,
                        reason=str(cex.get("message") or "the statement fails here") +
                        " (checked in exact arithmetic)")
-    reason = at.reason or "not proved"
+    reason = "; ".join([at.reason or "not proved"] + notes)
     hint = _missing_side_conditions(g, at.residual)
     if hint:
         reason += f"; the residual keeps a size reciprocal: needs {hint}"
@@ -619,13 +620,14 @@ def replay_in_kernel(g: GlobalDecl, genv: GlobalEnv, ktrace: list[dict[str, Any]
 KERNEL_ORACLES = frozenset({"oracle:exact-evaluation"})
 
 
-def _search(g: GlobalDecl, genv: GlobalEnv, options: Options) -> dict[str, Any] | None:
+def _search(g: GlobalDecl, genv: GlobalEnv, options: Options,
+            notes: list[str] | None = None) -> dict[str, Any] | None:
     try:
         from . import semantics
     except ImportError:  # pragma: no cover - the evaluator is part of the package
         return None
     cex = semantics.find_counterexample(g, genv, budget_seconds=options.search_seconds,
-                                        seed=options.seed)
+                                        seed=options.seed, notes=notes)
     if cex is None:
         return None
     return cex.to_dict() if hasattr(cex, "to_dict") else dict(cex)

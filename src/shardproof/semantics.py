@@ -1467,27 +1467,48 @@ _DRAWS = ("halves", "integers", "wide")
 
 
 def find_counterexample(g: GlobalDecl, env: GlobalEnv, *, budget_seconds: float = 2.0,
-                        seed: int = 0, witness: bool | None = None) -> Counterexample | None:
+                        seed: int = 0, witness: bool | None = None,
+                        notes: list[str] | None = None) -> Counterexample | None:
     """Search for an assignment refuting theorem ``g`` (for a `≠` statement: a witness).
 
     Deterministic: sizes in a fixed order (smallest first), a few data draws per size from
     seeded generators.  Candidates are found in float mode and returned only once the exact
     evaluation of the same data agrees, so rounding never produces a refutation.  The clock is
-    checked between evaluations; None when nothing was found within ``budget_seconds``.
+    checked between evaluations; None when nothing was found within ``budget_seconds`` or the
+    data is too large to evaluate (``notes`` then says so).
     """
     deadline = time.monotonic() + budget_seconds
     plan = _plan(g)
     if witness is None:
         witness = is_negative_statement(g)
     with np.errstate(all="ignore"):  # exp may overflow to inf: a value, not an error
-        return _search(g, env, plan, witness, deadline, seed)
+        return _search(g, env, plan, witness, deadline, seed, notes)
 
 
 
+
+
+# Bounds on what the search evaluates, so that it ends (the clock is read only between
+# evaluations, and one evaluation of a whole network at its real widths ran out of memory):
+# data with more entries than FLOAT_ELEMENTS is not evaluated at all, and a float candidate is
+# re-checked in exact arithmetic (Python objects per entry, growing with every layer) only up
+# to EXACT_ELEMENTS entries.  Past either, the search stops and says why (`notes`).
+FLOAT_ELEMENTS = 200_000
+EXACT_ELEMENTS = 50_000
+
+
+def _note(notes: list[str] | None, text: str) -> None:
+    if notes is not None:
+        notes.append(text)
+
+
+def _elements(a: Assignment) -> int:
+    return sum(int(np.size(v)) for v in a.tensors.values()) + \
+        sum(int(np.size(x)) for fam in a.families.values() for x in fam)
 
 
 def _search(g: GlobalDecl, env: GlobalEnv, plan: _Plan, witness: bool, deadline: float,
-            seed: int) -> Counterexample | None:
+            seed: int, notes: list[str] | None = None) -> Counterexample | None:
     for ci, sizes in enumerate(_size_schedule(g, plan)):
         for di, data in enumerate(_DRAWS):
             if time.monotonic() >= deadline:
@@ -1497,6 +1518,11 @@ def _search(g: GlobalDecl, env: GlobalEnv, plan: _Plan, witness: bool, deadline:
                 base = _draw_base(g, env, plan, sizes, rng, data)
                 if base is None:
                     break
+                if _elements(base) > FLOAT_ELEMENTS:       # sizes only grow from here
+                    _note(notes, f"no counterexample search: at the smallest sizes its data "
+                                 f"has {_elements(base):,} entries (the search evaluates up to "
+                                 f"{FLOAT_ELEMENTS:,})")
+                    return None
                 af = _complete(g, env, plan, base, "float")
                 if af is None:
                     continue
@@ -1506,6 +1532,11 @@ def _search(g: GlobalDecl, env: GlobalEnv, plan: _Plan, witness: bool, deadline:
             if hit is None:
                 continue
             if time.monotonic() >= deadline:
+                return None
+            if _elements(base) > EXACT_ELEMENTS:
+                _note(notes, f"a candidate counterexample was found in floating point, but its "
+                             f"data has {_elements(base):,} entries, too many to re-check in "
+                             f"exact arithmetic (up to {EXACT_ELEMENTS:,})")
                 return None
             try:
                 ae = _complete(g, env, plan, base, "exact")
