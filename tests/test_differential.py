@@ -17,6 +17,8 @@ when ``shardproof.semantics`` does not exist yet.
 
 from __future__ import annotations
 
+import re
+
 import copy
 import importlib.util
 import itertools
@@ -181,7 +183,40 @@ _RLIB: list[Library] = []
 _RCOUNT = itertools.count()
 
 
+def _distinct_binders(text: str) -> str:
+    """Give every generated `(fun (i : Fin n) => …)` and `(∑ (k : Fin n), …)` its own index
+    name, innermost first (a binder may not shadow an enclosing one): the body of each is up to
+    its closing parenthesis, and the `i` (`k`) left in it after the inner ones are renamed are
+    its own."""
+    heads = {"(fun (i : Fin n) => ": ("i", "(fun ({} : Fin n) => "),
+             "(∑ (k : Fin n), ": ("k", "(∑ ({} : Fin n), ")}
+    count = [0]
+
+    def go(t: str) -> str:
+        out, k = [], 0
+        while True:
+            found = [(t.find(h, k), h) for h in heads if t.find(h, k) >= 0]
+            if not found:
+                break
+            j, h = min(found)
+            depth, e = 0, j
+            while True:                               # the parenthesis closing this binder
+                depth += {"(": 1, ")": -1}.get(t[e], 0)
+                if depth == 0:
+                    break
+                e += 1
+            body = go(t[j + len(h):e])
+            count[0] += 1
+            old, fmt = heads[h]
+            name = f"{old}{count[0]}"
+            out.append(t[k:j] + fmt.format(name) + re.sub(rf"\b{old}\b", name, body) + ")")
+            k = e + 1
+        return "".join(out) + t[k:]
+    return go(text)
+
+
 def _random_theorem(vec: str):
+    vec = _distinct_binders(vec)
     root = Path(_RT.name)
     if not _RLIB:
         (root / ".lemmaroot").write_text("")

@@ -32,7 +32,7 @@ from shardproof.rewrite.tactics import replace_like
 ROOT = Path(__file__).resolve().parents[1]
 KERNEL = ROOT / "src" / "shardproof" / "kernel"
 LOC_BUDGET = 600          # the issue's budget (lines that are not blank, comments or docstrings)
-LOC_CEILING = 744         # what it is today: the budget is MISSED (docs/trust.md); lower only
+LOC_CEILING = 743         # what it is today: the budget is MISSED (docs/trust.md); lower only
 
 
 # --------------------------------------------------------------------------- the library
@@ -237,22 +237,60 @@ def test_occurrences_under_a_different_binder_are_not_replaced() -> None:
 
 def test_a_rule_is_not_applied_where_its_own_names_are_bound() -> None:
     """`rw [h]` with `h : x = y` must not rewrite the bound `x` of `∑ (x : Fin x), v x`: there
-    `x` is the summation index, not the theorem's `x` (found by red-teaming; the engine used
-    to emit exactly this step and the kernel accepted it, proving a false statement)."""
+    `x` is the summation index, not the theorem's `x` (found by red-teaming: the engine emitted
+    exactly this step and the kernel accepted it, proving a false statement).  The type checker
+    now refuses such shadowing, so the goal is built by renaming the binder after elaboration."""
     text = HEAD + """
 theorem shadow (x y : Nat) (h : x = y) (v : Vec (y + 1)) :
-    (∑ (x : Fin x), v x) = x * v y := by rw [h]; norm
+    (∑ (z : Fin x), v z) = x * v y := by rw [h]; norm
 """
-    goal, g = _goal(text, "shadow")
+    goal, _ = _goal(text, "shadow")
+    s = goal.stmt.lhs
+    b = s.binders[0]
+    goal.stmt = T.Cmp("=", T.Sum((T.Binder("x", b.ty),), T.App(T.Var("v"), (T.Var("x"),))),
+                      goal.stmt.rhs)
     step = {"rule": "rw", "lemma": "h", "paths": [[0, 0, 1]], "inst": {}, "how": []}
     with pytest.raises(Rejected, match="bound"):
         replay(goal, [step, {"rule": "norm"}])
-    from shardproof.library import Library
-    from shardproof.prove import attempt
-    lf = Library(ROOT / "lemmas").load(ROOT / "lemmas" / "_kernel_case.lemma", text=text)
-    at = attempt(next(d for d in lf.own if d.name == "shadow"), lf.env, proved=lambda n: None)
-    assert not at.proved
-    assert all(st.get("paths") != [[0, 0, 1]] for st in at.ktrace)
+
+
+def test_a_nested_forall_repeating_a_name_is_not_a_definition() -> None:
+    """`∀ r, ∀ r, e r r = c r` constrains the diagonal only: the kernel's normal form must not
+    take it as `e := fun r r => c r` (found by red-teaming; the type checker now refuses the
+    repeated name, so the hypothesis is renamed after elaboration)."""
+    text = HEAD + """
+theorem diag (c : Vec 2) (e : Fin 2 → Fin 2 → ℝ)
+    (h : ∀ (r : Fin 2), ∀ (q : Fin 2), e r q = c q) : e 0 1 = c 1 := by norm
+"""
+    goal, _ = _goal(text, "diag")
+    assert "kernel:nf-hypothesis" in replay(goal, [{"rule": "norm"}])   # the honest one holds
+    goal, _ = _goal(text, "diag")
+    h = goal.hyps["h"]
+    r = h.binders[0]
+    inner = h.body
+    body = T.Cmp("=", T.App(T.Var("e"), (T.Var("r"), T.Var("r"))),
+                 T.App(T.Var("c"), (T.Var("r"),)))
+    goal.hyps["h"] = T.Forall(h.binders, T.Forall((T.Binder("r", r.ty),), body,
+                                                  span=inner.span))
+    with pytest.raises(Rejected):
+        replay(goal, [{"rule": "norm"}])
+
+
+def test_a_size_fact_inside_a_prop_definition_is_about_its_arguments() -> None:
+    """`def Pos (n : Nat) : Prop := 0 < n`; `Pos M` does not follow from `0 < n` for another
+    `n` (found by red-teaming: the kernel checked the body's `0 < n` by name)."""
+    text = HEAD + """
+def Pos (n : Nat) : Prop := 0 < n
+
+theorem bad (n M : Nat) (hn : 0 < n) : Pos M := by norm
+
+theorem good (n M : Nat) (hM : 0 < M) : Pos M := by norm
+"""
+    goal, _ = _goal(text, "bad")
+    with pytest.raises(Rejected):
+        replay(goal, [{"rule": "norm"}])
+    goal, _ = _goal(text, "good")
+    assert "kernel:size-fact" in replay(goal, [{"rule": "norm"}])
 
 
 def test_a_real_known_nonzero_is_not_a_positive_size() -> None:

@@ -16,11 +16,14 @@ from shardproof.check import Options, check_paths
 from shardproof.errors import ShardproofError
 
 CASES = {
-    # `rw [h]` (h : x = y) rewrote the bound `x` of `∑ (x : Fin x), v x`: both the engine and the
-    # kernel matched the summation index as if it were the theorem's `x`.
-    "binder_capture": """
-theorem shadow (x y : Nat) (h : x = y) (v : Vec (y + 1)) :
-    (∑ (x : Fin x), v x) = x * v y := by rw [h]; norm
+    # The normalisers named a `∀`-bound `x` `x'1`, a name a theorem may also use: the bound `x`
+    # and the theorem's `x'1` became one variable (engine and kernel).
+    "fresh_name": """
+theorem clash (y x'1 : ℝ) : ∀ (x : ℝ), y + (x'1 - x) = y := by norm
+theorem one_eq_zero (a : ℝ) : a + (1 - 0) = a := by rw [clash]
+theorem nat_clash (n'1 : Nat) : ∀ (n : Nat), n = n'1 := by norm
+theorem vec_clash (k : Nat) (v'1 : Vec k) : ∀ (v : Vec k), v = v'1 := by norm
+theorem fin_clash (k : Nat) (x : Vec k) (i'1 : Fin k) : ∀ (i : Fin k), x i = x i'1 := by norm
 """,
     # A witness proves `x ≠ 0` for SOME x; it was cited as if `x ≠ 0` held for every x.
     "witness_cited": """
@@ -30,7 +33,8 @@ theorem sq_ne_id (x : ℝ) : x ^ 2 ≠ x := by witness (x := 2)
 theorem bad_ne (y : ℝ) : (if y ^ 2 ≠ y then 5 else 7) = 5 := by rw [sq_ne_id]; norm
 """,
 }
-FALSE = {"shadow", "zero_eq_one", "bad_ne"}
+FALSE = {"zero_eq_one", "bad_ne", "clash", "one_eq_zero", "nat_clash", "vec_clash",
+         "fin_clash"}
 
 
 def _write(root: Path, files: dict[str, str]) -> Path:
@@ -78,6 +82,20 @@ def test_theorems_of_the_same_name_in_unrelated_files_are_checked_separately(
     ("def gg (v : Vec 2) : Vec 2 := 2 • v\n"
      "theorem bad (w : Vec 2) : (fun (gg : Fin 2) => w gg) = w := by norm\n",
      (2, 33), "`gg` is the name of a definition"),
+    # `rw [h]` (h : x = y) rewrote the bound `x` of `∑ (x : Fin x), v x` as if it were the
+    # theorem's `x` (engine and kernel; the kernel now also refuses such a position)
+    ("theorem shadow (x y : Nat) (h : x = y) (v : Vec (y + 1)) :\n"
+     "    (∑ (x : Fin x), v x) = x * v y := by rw [h]; norm\n",
+     (2, 9), "`x` is already bound here"),
+    # `∀ r, ∀ r, e r r = c r` (a diagonal) was read as defining `e` everywhere (engine, kernel)
+    ("theorem diag (c : Vec 2) (e : Fin 2 → Fin 2 → ℝ)\n"
+     "    (h : ∀ (r : Fin 2), ∀ (r : Fin 2), e r r = c r) : e 0 1 = c 1 := by norm\n",
+     (2, 28), "`r` is already bound here"),
+    # a file's own `allReduceMean` silently replaced the prelude's, in every prelude definition
+    # that uses it too
+    ("def allReduceMean (R n : Nat) (g : Fin R → Vec n) : Vec n :=\n"
+     "  fun (i : Fin n) => ∑ (r : Fin R), g r i\n",
+     (1, 1), "built-in of the prelude"),
     # one binder group naming `i` twice was typed as `Vec (2 * 2)` with 6 entries
     ("theorem dup (v : Vec 2) : (∑ (i : Fin 3) (i : Fin 2), v i) = 3 * (v 0 + v 1) := by norm\n",
      (1, 43), "declared twice"),

@@ -166,8 +166,8 @@ def elaborate_module(lf: LoadedFile, lib: Library | None) -> None:
             raise NameError_(f"duplicate declaration `{name}`"
                              + (f" (first declared at {where})" if where else ""),
                              d.span, theorem=name)
-        if lf.env.get(name) is not None and lf.env.get(name).kind in ("opaque",) and \
-                lf.env.get(name).path.startswith("<prelude"):
+        if lf.env.get(name) is not None and lf.env.get(name).path.startswith("<prelude"):
+            # (a redefinition would also change every prelude definition that uses it)
             raise NameError_(f"`{name}` is a built-in of the prelude; choose another name",
                              d.span, theorem=name)
         extra = _used_variables(variables, d)

@@ -244,17 +244,17 @@ class Prover:
                 if k == "nat":
                     if isinstance(b.ty, T.App) and b.ty.fn == T.Var("Fin"):
                         self.counter += 1
-                        env2[b.name] = free_index(f"{b.name}'{self.counter}", b.ty.args[0],
+                        env2[b.name] = free_index(f"{b.name}@{self.counter}", b.ty.args[0],
                                                   self.nz, env2)
                     else:
                         self.counter += 1  # a fresh size: never the outer one of that name
-                        env2[b.name] = IPoly.var(f"{b.name}'{self.counter}")
+                        env2[b.name] = IPoly.var(f"{b.name}@{self.counter}")
                 elif k == "real":
                     self.counter += 1
-                    env2[b.name] = Poly.atom(Scalar(f"{b.name}'{self.counter}"))
+                    env2[b.name] = Poly.atom(Scalar(f"{b.name}@{self.counter}"))
                 elif k == "tensor":
                     self.counter += 1
-                    env2[b.name] = VarT(f"{b.name}'{self.counter}", (),
+                    env2[b.name] = VarT(f"{b.name}@{self.counter}", (),
                                         self.nz.nat(b.ty.args[0], env2))  # type: ignore
                 else:
                     raise EngineGap(f"∀ over a function `{b.name}`")

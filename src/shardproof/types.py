@@ -902,6 +902,9 @@ def check_binder_name(b: T.Binder, before: tuple[T.Binder, ...], ctx: "Ctx") -> 
     name, so a local `gg` would be taken for the definition `gg`."""
     if any(o.name == b.name for o in before):
         raise _err(f"the binder `{b.name}` is declared twice", b, ctx)
+    if b.name in ctx.locals:
+        raise _err(f"`{b.name}` is already bound here; a `fun`, `∑` or `∀` binder may not "
+                   "shadow it: use another name", b, ctx)
     g = ctx.env.get(b.name)
     if g is not None:
         where = f" ({g.path}:{g.span.line})" if g.span is not None and g.path else ""

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from fractions import Fraction
-from functools import lru_cache
 from itertools import count
 from typing import Any
 
@@ -156,7 +155,6 @@ def subst(t: T.Term, m: dict[str, T.Term]) -> T.Term:
     return T.rebind(t, tuple(bs), subst(t.body, inner))
 
 
-@lru_cache(maxsize=1 << 16)       # a pure function of the term: shared subterms recur
 def beta(t: T.Term) -> T.Term:
     """β-reduce everywhere.  A vector ``fun`` with several binders is read at ONE flat index,
     so it is not curried: ``(fun (i : Fin a) (j : Fin b) => e) p`` stays as it is."""

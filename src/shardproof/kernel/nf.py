@@ -404,14 +404,15 @@ class NF:
             e = dict(env)
             for b in s.binders:
                 self.shadowed.add(b.name)
-                e[b.name] = self.var_value(self.fresh(b.name + "'"), b.ty, e)
+                e[b.name] = self.var_value(self.fresh(b.name + "@"), b.ty, e)
             self.statement(s.body, e)
         elif isinstance(s, T.App):
-            # A `def` of a statement: its parameters are bound to the values of the arguments.
+            # A `def` of a statement: its body with the arguments substituted (as terms, so a
+            # size fact in it is about the arguments, not about names the theorem also has).
             d = self.decls.get(s.fn.name) if isinstance(s.fn, T.Var) else None
             if d is None or d.kind != "def" or d.body is None or len(s.args) != len(d.params):
                 raise Unsupported("a statement that is not an equation")
-            self.statement(d.body, {p: self.ev(a, env) for p, a in zip(d.params, s.args)})
+            self.statement(subst(d.body, dict(zip(d.params, s.args))), env)
         elif isinstance(s, T.Cmp) and s.op == "=":
             self.equal(self.ev(s.lhs, env), self.ev(s.rhs, env))
         elif isinstance(s, T.Cmp) and not T.free_names(s) & self.shadowed and \
@@ -451,7 +452,8 @@ def definitions(goal: Goal) -> dict[str, T.Term]:
             continue
         head, args = (h.lhs.fn, h.lhs.args) if isinstance(h.lhs, T.App) else (h.lhs, ())
         if not isinstance(head, T.Var) or head.name not in goal.types or head.name in out or \
-                head.name in T.free_names(h.rhs) or list(args) != [T.Var(b.name) for b in bs]:
+                head.name in T.free_names(h.rhs) or list(args) != [T.Var(b.name) for b in bs] \
+                or len({b.name for b in bs}) != len(bs):          # ∀ r, ∀ r: only a diagonal
             continue
         ty = goal.types[head.name]
         for b in bs:

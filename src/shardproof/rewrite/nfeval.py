@@ -546,7 +546,7 @@ def statement_normal_forms(g: Any, genv: Any, fuel: int = 200_000) -> tuple[list
                 if not (isinstance(b.ty, T.App) and b.ty.fn == T.Var("Fin")):
                     raise NotImplementedError(f"∀ over `{b.name}` that is not an index")
                 pr.counter += 1
-                p, fi = mk_index(f"{b.name}'{pr.counter}", b.ty.args[0], env2, b.name)
+                p, fi = mk_index(f"{b.name}@{pr.counter}", b.ty.args[0], env2, b.name)
                 env2[b.name] = p
                 b2.append(fi)
             walk(t.body, env2, b2)
