@@ -2,6 +2,7 @@
 
 from fractions import Fraction
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -59,3 +60,19 @@ def test_digits_check_every_digit_including_the_top_one() -> None:
     assert arith.digits((i + IPoly.const(1)) * three + j, [two, three], bounds,
                         frozenset()) is None
     assert arith.digits(i * three + j, [IPoly.const(1), three], bounds, frozenset()) is None
+
+
+def test_exact_sign_decides_or_says_it_cannot() -> None:
+    """A nonzero irrational within 1e-50 of 0 is not 0 (it once was: √2 minus its first 59
+    digits); an irrational that IS 0 is 0; and too close to call is an error, never a guess."""
+    import sympy
+
+    from shardproof import arith
+    d = sympy.Rational("1.4142135623730950488016887242096980785696718753769480731766")
+    assert arith.exact_sign(sympy.sqrt(2) - d) == 1
+    assert arith.exact_sign(d - sympy.sqrt(2)) == -1
+    zero = sympy.sqrt(2 + sympy.sqrt(3)) - (sympy.sqrt(6) + sympy.sqrt(2)) / 2
+    assert arith.exact_sign(zero) == 0
+    e300 = sympy.Rational(1, 10 ** 300)
+    with pytest.raises(arith.UndecidedSign):
+        arith.exact_sign(sympy.sqrt(2) * e300 - sympy.sqrt(2) * e300 * (1 + e300))

@@ -293,6 +293,29 @@ theorem good (n M : Nat) (hM : 0 < M) : Pos M := by norm
     assert "kernel:size-fact" in replay(goal, [{"rule": "norm"}])
 
 
+def test_every_fin_variable_of_a_rule_needs_an_instance_in_range() -> None:
+    """`h : ∀ (r : Fin R), 0 < x` says nothing at R = 0: citing it needs an `r` shown in range
+    even though `r` is in neither side (found by red-teaming: the kernel range-checked only
+    the variables the instance happened to bind)."""
+    text = HEAD + """
+theorem cond_true (R : Nat) (x : ℝ) (h : ∀ (r : Fin R), 0 < x) :
+    (if 0 < x then 1 else 0) = 1 := by norm
+
+theorem cond_true_two (x : ℝ) (h : ∀ (r : Fin 2), 0 < x) :
+    (if 0 < x then 1 else 0) = 1 := by norm
+"""
+    step = {"rule": "rw", "lemma": "h", "inst": {}, "paths": [[0, 0]], "how": []}
+    goal, _ = _goal(text, "cond_true")
+    with pytest.raises(Rejected, match="unbound"):
+        replay(goal, [step, {"rule": "norm"}])
+    goal, _ = _goal(text, "cond_true")
+    with pytest.raises(Rejected, match="range"):
+        replay(goal, [{**step, "inst": {"r": T.Num(Fraction(0))}}, {"rule": "norm"}])
+    goal, _ = _goal(text, "cond_true_two")
+    assert "kernel:rw" in replay(goal, [{**step, "inst": {"r": T.Num(Fraction(0))}},
+                                        {"rule": "norm"}])
+
+
 def test_a_real_known_nonzero_is_not_a_positive_size() -> None:
     """`ε ≠ 0` for a real ε does not give `0 < ε` (ε may be negative): only Nat sizes count for
     a size fact, in a closing step and in a `nonzero` discharge (found by red-teaming)."""

@@ -32,8 +32,34 @@ theorem zero_eq_one (y : ℝ) : (if y - y ≠ 0 then 1 else 0) = 1 := by rw [ne_
 theorem sq_ne_id (x : ℝ) : x ^ 2 ≠ x := by witness (x := 2)
 theorem bad_ne (y : ℝ) : (if y ^ 2 ≠ y then 5 else 7) = 5 := by rw [sq_ne_id]; norm
 """,
+    # A hypothesis `∀ (r : Fin R), x = y` whose `r` is unused holds vacuously at R = 0; it was
+    # used to rewrite `x` to `y` without an index shown in range (engine and kernel).
+    "vacuous_forall": """
+theorem anything (x y : ℝ) (h : ∀ (r : Fin 0), x = y) : x = y := by rw [h]
+theorem vac_real (R : Nat) (x y : ℝ) (h : ∀ (r : Fin R), x = y) : x = y := by rw [h]
+theorem vac_norm (R : Nat) (x y : ℝ) (h : ∀ (r : Fin R), x = y) : x + 1 = y + 1 := by rw [h]; norm
+""",
+    # The numeric semantics computed naturals in int64, which wraps: a witness "showed"
+    # (-2)^64 ≠ 2^64 (2^64 ≡ 0), the exact-evaluation oracle trusted it.
+    "int_overflow": """
+theorem pow_ne : (-2) ^ 64 ≠ 2 ^ 64 := by witness
+theorem pos_ne : (if 0 < 2 ^ 63 then 1 else 0) ≠ 1 := by witness
+theorem size_ne (R : Nat) (x : ℝ) : R * R * R * x ≠ (R * R * R + 4294967296 * 4294967296) * x :=
+  by witness (R := 4294967296) (x := 1)
+""",
+    # The exact evaluation called a nonzero irrational within 1e-50 of 0 zero (√2 minus its
+    # first 59 digits): the witness oracle "showed" y · (1 / y) ≠ 1.
+    "tiny_nonzero": """
+theorem tiny_sign : (if 0 < sqrt 2 - 1.4142135623730950488016887242096980785696718753769480731766
+    then 1 else 0) ≠ 1 := by witness
+theorem tiny_div : (sqrt 2 - 1.4142135623730950488016887242096980785696718753769480731766) *
+    (1 / (sqrt 2 - 1.4142135623730950488016887242096980785696718753769480731766)) ≠ 1 := by witness
+theorem sq_ne (x : ℝ) (h : x - sqrt 2 = 0) : x * x ≠ 2 :=
+  by witness (x := 1.4142135623730950488016887242096980785696718753769480731766)
+""",
 }
-FALSE = {"zero_eq_one", "bad_ne", "clash", "one_eq_zero", "nat_clash", "vec_clash",
+FALSE = {"anything", "vac_real", "vac_norm", "pow_ne", "pos_ne", "size_ne", "tiny_sign",
+         "tiny_div", "sq_ne", "zero_eq_one", "bad_ne", "clash", "one_eq_zero", "nat_clash", "vec_clash",
          "fin_clash"}
 
 
@@ -57,6 +83,23 @@ def test_false_statement_is_not_proved(tmp_path: Path, case: str, replay: bool) 
     if case == "witness_cited":
         assert verdicts["zero_eq_one"].verdict == "refuted"
         assert verdicts["bad_ne"].verdict != "proved"
+
+
+def test_one_file_under_two_lemma_roots_is_two_declarations(tmp_path: Path) -> None:
+    """`sub/thm.lemma` read under the root `sub/` imports `sub/defs.lemma`; read under the outer
+    root it imports the outer `defs.lemma`, where `f` differs: its verdict under one root was
+    reused under the other, and `bad` (false with the outer `f`) was proved by citing it."""
+    root = _write(tmp_path, {
+        "defs.lemma": "def f (x : ℝ) : ℝ := x + 1\n",
+        "sub/.lemmaroot": "",
+        "sub/defs.lemma": "def f (x : ℝ) : ℝ := x\n",
+        "sub/thm.lemma": "import defs\ntheorem t (x : ℝ) : f x = x := by norm\n",
+        "use.lemma": "import sub.thm\ntheorem bad (x : ℝ) : f x = x := by rw [t]\n",
+    })
+    for order in ([root / "sub" / "thm.lemma", root / "use.lemma"],
+                  [root / "use.lemma", root / "sub" / "thm.lemma"]):
+        got = {v.name: v.verdict for v in check_paths(order, Options(search_seconds=2.0)).verdicts}
+        assert got == {"t": "proved", "bad": "refuted"}, (order, got)
 
 
 def test_theorems_of_the_same_name_in_unrelated_files_are_checked_separately(

@@ -250,15 +250,27 @@ def is_exact(x: object) -> bool:
     return isinstance(x, sympy.Basic)
 
 
+class UndecidedSign(ArithmeticError):
+    """The sign of an exact real could not be decided (it is not shown zero, and it is within
+    1e-280 of zero at 300 digits)."""
+
+
 def exact_sign(x: object) -> int:
-    """-1, 0 or 1; a value within 1e-50 of zero (at 60 digits) counts as zero."""
+    """-1, 0 or 1, decided: a value within 1e-50 of zero at 60 digits is zero only when sympy
+    shows it is (``equals(0)``); otherwise its sign is read at 300 digits, and when even that is
+    too close to call, :class:`UndecidedSign` (never a guess: √2 − 1.41421…(59 digits) is not 0)."""
     e = to_exact(x)
     if e.is_Rational:
         return int(bool(e > 0)) - int(bool(e < 0))
     pos = exact_is_positive(e)
-    if pos is None:
+    if pos is not None:
+        return 1 if pos else -1
+    if e.equals(0) is True:
         return 0
-    return 1 if pos else -1
+    v = sympy.N(e, 300)
+    if abs(v) > sympy.Float("1e-280", 300):
+        return 1 if v > 0 else -1
+    raise UndecidedSign(f"cannot decide the sign of {e}")
 
 
 def exact_to_float(x: object) -> float:

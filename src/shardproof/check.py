@@ -122,6 +122,7 @@ class Checker:
         self.options = options or Options()
         self.libraries: dict[Path, Library] = {}
         self.verdicts: dict[str, Verdict] = {}   # by theorem name, across files
+        self._decl_of: dict[str, GlobalDecl] = {}  # the declaration each verdict is for
         self.ktraces: dict[str, list] = {}        # the kernel traces of replayed proofs
         self.cache = None
         if self.options.cache_dir is not None:
@@ -158,10 +159,11 @@ class Checker:
 
     def verdict_of(self, g: GlobalDecl | None) -> Verdict | None:
         """The verdict of this very declaration.  Files that do not import each other may
-        declare theorems of the same name; a verdict is reused (or cited) only for the
-        declaration of the file it was given in."""
+        declare theorems of the same name, and one file read under two lemma roots is two
+        declarations (its imports may resolve differently): a verdict is reused (or cited)
+        only for the declaration it was given for."""
         v = self.verdicts.get(g.name) if g is not None else None
-        return v if v is not None and v.file == g.path else None
+        return v if v is not None and self._decl_of.get(g.name) is g else None
 
     def check_theorem(self, g: GlobalDecl, lf: LoadedFile) -> Verdict:
         from .prove import decide  # the engine, imported lazily (keeps parsing cheap)
@@ -179,6 +181,7 @@ class Checker:
                 v.file = lf.path
                 v.line = g.span.line if g.span else 0
                 self.verdicts[g.name] = v
+                self._decl_of[g.name] = g
                 return v
         t0 = time.perf_counter()
         v = decide(g, lf.env, self, self.options)
@@ -187,6 +190,7 @@ class Checker:
         v.line = g.span.line if g.span else 0
         v.doc = g.doc
         self.verdicts[g.name] = v
+        self._decl_of[g.name] = g
         if self.cache is not None and key is not None:
             rec = asdict(v)
             rec.pop("cached", None)

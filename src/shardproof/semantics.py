@@ -221,16 +221,23 @@ class _FloatBackend:
         return _ORDER[op](a, b)
 
 
+def _sign(e: Any) -> int:
+    try:
+        return arith.exact_sign(e)
+    except arith.UndecidedSign as exc:
+        raise EvalError(f"{exc}: evaluated exactly, the value is too close to 0") from None
+
+
 def _e_div(x: Any, y: Any) -> Any:
     ex, ey = arith.to_exact(x), arith.to_exact(y)
-    if arith.exact_sign(ey) == 0:
+    if _sign(ey) == 0:
         return arith.to_exact(0)
     return ex / ey
 
 
 def _e_sqrt(x: Any) -> Any:
     e = arith.to_exact(x)
-    if arith.exact_sign(e) <= 0:
+    if _sign(e) <= 0:
         return arith.to_exact(0)
     return arith.exact_sqrt(e)
 
@@ -241,7 +248,7 @@ def _e_exp(x: Any) -> Any:
 
 def _e_cmp(op: str) -> Callable[[Any, Any], bool]:
     def f(x: Any, y: Any) -> bool:
-        s = arith.exact_sign(arith.to_exact(x) - arith.to_exact(y))
+        s = _sign(arith.to_exact(x) - arith.to_exact(y))
         return {"=": s == 0, "≠": s != 0, "<": s < 0, "≤": s <= 0, ">": s > 0, "≥": s >= 0}[op]
     return f
 
@@ -486,7 +493,7 @@ class _Ev:
         raise EvalError(f"no value for `{t.name}`")
 
     def _ev_Num(self, t: T.Num, loc: dict) -> Val:
-        if t.value.denominator == 1 and t.value >= 0:
+        if t.value.denominator == 1 and 0 <= t.value < _NAT_LIMIT:
             return Val(np.asarray(int(t.value), dtype=np.int64), 0, "nat")
         return Val(self.be.num(t.value), 0, "real")
 
@@ -601,7 +608,7 @@ class _Ev:
                 raise EvalError("the exponent must be a numeral")
             k = int(t.rhs.value)
             if b.kind == "nat":
-                return Val(b.arr ** k, b.depth, "nat")
+                return Val(_nat_checked(b.arr ** k, b.arr.astype(float) ** k), b.depth, "nat")
             return Val(self.be.power(self.real(b), k), b.depth, "real")
         a = self.ev(t.lhs, loc)
         b = self.ev(t.rhs, loc)
@@ -612,7 +619,9 @@ class _Ev:
     def binop(self, op: str, a: Val, b: Val) -> Val:
         if op in ("+", "*") and a.kind == "nat" and b.kind == "nat":
             x, y, D = self._align(a, b, (a.arr, b.arr))
-            return Val(x + y if op == "+" else x * y, D, "nat")
+            xf, yf = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+            return Val(_nat_checked(x + y, xf + yf) if op == "+" else _nat_checked(x * y, xf * yf),
+                       D, "nat")
         x, y, D = self._align(a, b, (self.real(a), self.real(b)))
         if op == "+":
             r = x + y
@@ -772,6 +781,8 @@ class _Ev:
     # ---- assignment and export
     def bind(self, a: Assignment) -> dict:
         loc: dict[str, Any] = {}
+        if any(not 0 <= int(v) < _NAT_LIMIT for v in [*a.sizes.values(), *a.indices.values()]):
+            raise EvalError("a size or index is too large to evaluate here (past 2^62)")
         for k, v in a.sizes.items():
             loc[k] = Val(np.asarray(int(v), dtype=np.int64), 0, "nat")
         for k, v in a.indices.items():
@@ -1486,6 +1497,17 @@ def find_counterexample(g: GlobalDecl, env: GlobalEnv, *, budget_seconds: float 
 
 
 
+
+
+_NAT_LIMIT = 2.0 ** 62
+
+
+def _nat_checked(r: np.ndarray, approx: np.ndarray) -> np.ndarray:
+    """A natural-number result computed in int64, refused when it may have wrapped around (its
+    float64 twin is past 2⁶²): `(-2) ^ 64 ≠ 2 ^ 64` once "held" at 2⁶⁴ ≡ 0."""
+    if np.any(np.abs(approx) >= _NAT_LIMIT):
+        raise EvalError("a natural number is too large to evaluate here (past 2^62)")
+    return r
 
 
 # Bounds on what the search evaluates, so that it ends (the clock is read only between

@@ -367,7 +367,7 @@ def rewrite(goal: Goal, step: dict[str, Any]) -> T.Term:
     inst: dict[str, T.Term] = step["inst"]
     if not set(inst) <= vars_:
         raise Rejected(f"the instance binds names that are not variables of `{name}`")
-    missing = (T.free_names(eq.lhs) | T.free_names(eq.rhs)) & vars_ - set(inst)
+    missing = ((T.free_names(eq.lhs) | T.free_names(eq.rhs)) & vars_ | set(fins)) - set(inst)
     if missing:
         raise Rejected(f"the instance leaves {sorted(missing)} unbound")
     lhs, rhs = subst(eq.lhs, inst), subst(eq.rhs, inst)

@@ -532,6 +532,13 @@ def rewrite_once(goal: Goal, rule: RwRule, prove_eq=None) -> dict[str, Any] | No
         missing = [v for v in T.free_names(rule.rhs) & rule.vars if v not in sub]
         if missing:
             continue
+        # A `Fin` variable of the rule that nothing bound (a `∀ (r : Fin R)` whose `r` is
+        # unused) still needs a value: the rule holds vacuously when its range is empty.
+        # `0` serves when it is shown in range; otherwise there is no instance.
+        unbound = sorted(v for v in rule.fin_vars if v not in sub)
+        sub.update({v: T.Num(Fraction(0)) for v in unbound})
+        if unbound and not _indices_in_range(rule, sub, fins, goal):
+            continue
         for hname, h in rule.hyps:
             inst = subst_capture_free(h, sub)
             if T.free_names(inst) & bound:
