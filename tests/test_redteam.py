@@ -57,8 +57,40 @@ theorem tiny_div : (sqrt 2 - 1.4142135623730950488016887242096980785696718753769
 theorem sq_ne (x : ℝ) (h : x - sqrt 2 = 0) : x * x ≠ 2 :=
   by witness (x := 1.4142135623730950488016887242096980785696718753769480731766)
 """,
+    # A rule's variable was instantiated with a term of another type: a Nat `n` with a real
+    # (so `n ≠ 0 → 0 < n` "gave" 0 < x for a real x), a family over `Fin n` at n := 2 with one
+    # over `Fin 3` (then read at 2, out of its range). Engine and kernel both accepted.
+    "ill_typed_instance": """
+theorem pos_of_ne (n : Nat) (h : n ≠ 0) : 0 < n := by norm
+theorem bad8 (x : ℝ) (hx : x ≠ 0) : (if 0 < x then 1 else 0) = 1 := by rw [pos_of_ne]; norm
+theorem L (n : Nat) (x : Fin n → Vec 1) (h : ∀ (i : Fin n), x i = fun (k : Fin 1) => 0) :
+    x = fun (i : Fin n) => fun (k : Fin 1) => 0 := by norm
+theorem bad2 (y : Fin 3 → Vec 1) (h : ∀ (i : Fin 2), y i = fun (k : Fin 1) => 0) :
+    y 2 0 = 0 := by rw [L]; norm
+""",
+    # A witness was taken as given: an index outside its `Fin` (even in `Fin 0`), a vector
+    # literal of the wrong length; and a hypothesis `∀ (y : ℝ), …` was checked at one sampled
+    # `y` (another variable's value), so witnesses "existed" where none can.
+    "bad_witness": """
+theorem fin_oob (i : Fin 2) (h : i < 7) : (if i < 2 then 1 else 0) ≠ 1 := by witness (i := 5)
+theorem fin_zero (x : ℝ) (i : Fin 0) (h : i = i) : x ≠ x + 1 := by witness (i := 0) (x := 1)
+theorem vec_long (X Y : Vec 2) (h : ∀ (i : Fin 2), X i - Y i = 0) : X ≠ Y :=
+  by witness (X := ![0, 0, 5]) (Y := ![0, 0, 7])
+theorem late_bind (a : ℝ) (h : ∀ (y : ℝ), a * y = 0) (y : ℝ) : a ≠ 0 :=
+  by witness (a := 1) (y := 0)
+theorem late_bind2 (a : ℝ) (h : ∀ (y : ℝ), a * y = 0) (y : ℝ) : a ≠ 0 := by witness
+""",
 }
-FALSE = {"anything", "vac_real", "vac_norm", "pow_ne", "pos_ne", "size_ne", "tiny_sign",
+# True statements the counterexample search once "refuted" (a hypothesis over reals checked at
+# one sample): they must never come out `refuted`.
+TRUE_CASES = """
+theorem hyp_forall (a : ℝ) (h : ∀ (y : ℝ), (if y < 100 then 0 else a) = 0) :
+    ∀ (y : ℝ), a = 0 := by norm
+theorem hyp_forall2 (a : ℝ) (h : ∀ (y : ℝ), a * y = 0) : ∀ (y : ℝ), a * a = 0 := by norm
+theorem late_true (a : ℝ) (h : ∀ (y : ℝ), a * y = 0) (y : ℝ) : a * a = 0 := by norm
+theorem w_negneg (x : ℝ) : x ^ 2 ≠ x := by witness (x := -(-2))
+"""
+FALSE = {"fin_oob", "fin_zero", "vec_long", "late_bind", "late_bind2", "bad8", "bad2", "anything", "vac_real", "vac_norm", "pow_ne", "pos_ne", "size_ne", "tiny_sign",
          "tiny_div", "sq_ne", "zero_eq_one", "bad_ne", "clash", "one_eq_zero", "nat_clash", "vec_clash",
          "fin_clash"}
 
@@ -150,3 +182,48 @@ def test_binder_names_that_would_be_misread_are_input_errors(
         check_paths([root], Options(search_seconds=0.5))
     assert what in exc.value.message
     assert (exc.value.span.line, exc.value.span.col) == where
+
+
+def test_a_hypothesis_about_part_of_a_vector_does_not_crash_the_search(tmp_path: Path) -> None:
+    """`∀ (i : Fin 2), y i = z i` for `y z : Vec 3` was taken as defining all of `y`, and the
+    counterexample search then crashed on a 2-entry `y` (an internal error, not a verdict)."""
+    root = _write(tmp_path, {"t.lemma": "theorem c9 (y z : Vec 3) (h : ∀ (i : Fin 2), "
+                                        "y i = z i) : y = z := by norm\n"})
+    (v,) = check_paths([root], Options(search_seconds=2.0)).verdicts
+    assert v.verdict in ("unknown", "refuted") and (v.reason or v.counterexample)
+
+
+def test_true_statements_are_never_refuted(tmp_path: Path) -> None:
+    root = _write(tmp_path, {"t.lemma": TRUE_CASES})
+    got = {v.name: v.verdict for v in check_paths([root], Options(search_seconds=2.0)).verdicts}
+    assert "refuted" not in got.values(), got
+    assert got["w_negneg"] == "proved"          # a negated numeral is a number
+
+
+@pytest.mark.parametrize("text", [
+    # witness values of an unexpected form, and a too-short vector: an answer, not a crash
+    "theorem w (X : Vec 2) : X ≠ (fun (j : Fin 2) => 0) := by witness (X := ![1 / 2, 1])",
+    "theorem w (X : Vec 2) (h : X 0 = 0 ∧ X 1 = 0) : X ≠ (fun (j : Fin 2) => 0) :=\n"
+    "  by witness (X := ![0, 0, 5])",
+    "theorem w (R : Nat) (x : ℝ) : R * x ≠ 2 * x := by witness (R := 2.5) (x := 1)",
+    "theorem w (x y : Vec 4) (h : ∀ (i : Fin 2), x i = y i) : x + y = y + x + x := by norm",
+    # powers: bounded, not expanded without end
+    "theorem w : (2 ^ 1000000) ^ 1000000 = 3 := by norm",
+    "theorem w (x : ℝ) : (x + 1) ^ 100000 = (1 + x) ^ 100000 := by norm",
+])
+def test_odd_inputs_get_a_verdict_not_a_crash(tmp_path: Path, text: str) -> None:
+    root = _write(tmp_path, {"t.lemma": text + "\n"})
+    (v,) = check_paths([root], Options(search_seconds=1.0)).verdicts
+    assert v.verdict in ("unknown", "refuted") and (v.reason or v.counterexample), v
+
+
+def test_two_imports_declaring_one_name_is_an_input_error(tmp_path: Path) -> None:
+    """`C` imports `A` and `B`, both declaring `f`: the later silently won, and a lemma about
+    A's `f` then rewrote B's (found by red-teaming)."""
+    root = _write(tmp_path, {
+        "A.lemma": "def f (x : ℝ) : ℝ := x\ntheorem tA (x : ℝ) : f x = x := by norm\n",
+        "B.lemma": "def f (x : ℝ) : ℝ := x + 1\n",
+        "C.lemma": "import A\nimport B\ntheorem bad (x : ℝ) : f x = x := by rw [tA]\n",
+    })
+    with pytest.raises(ShardproofError, match="declared both in"):
+        check_paths([root / "C.lemma"], Options(search_seconds=0.5))

@@ -93,6 +93,11 @@ class Library:
                     dep = self.load(target, via=d.span)
                     imports.append(str(target))
                     for g in dep.env.decls.values():
+                        old = env.get(g.name)
+                        if old is not None and old is not g:   # globals are found by name
+                            raise NameError_(f"`{g.name}` is declared both in {old.path} and in "
+                                             f"{g.path}, which this file imports: one name, one "
+                                             "declaration", d.span)
                         env.add(g)
             lf = LoadedFile(shown, module, env, imports=imports, lines=text.splitlines())
             elaborate_module(lf, self)

@@ -30,7 +30,7 @@ from .rewrite.normalize import (
     size_leaves,
 )
 from .types import (FinT, FunT, GlobalDecl, GlobalEnv, NatT, RealT, VecT, is_negative_statement,
-                    nonzero_names)
+                    nonzero_names, ty_to_term)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .check import Checker, Options, Verdict
@@ -449,10 +449,12 @@ def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
                     rule = tac.rule_of_theorem(lg)
                     lemmas.append(nm.name)
                 count = 0
+                typed = _instance_typing(g, genv, goal, nm.name,
+                                         None if nm.name in hyps else lg)
                 while True:
                     pr.ctx.tick(10)
                     before = goal.stmt
-                    rec = tac.rewrite_once(goal, rule)
+                    rec = tac.rewrite_once(goal, rule, typed=typed)
                     if rec is None:
                         break
                     moved = {}
@@ -573,11 +575,13 @@ class KernelDecls:
         g = self.genv.get(name)
         k = None
         if g is not None and g.kind == "def":
-            k = KDecl(name, "def", tuple(p.name for p in g.params if p.kind != "hyp"), g.body)
+            ps = [p for p in g.params if p.kind != "hyp"]
+            k = KDecl(name, "def", tuple(p.name for p in ps), g.body,
+                      ptypes=tuple(p.ty_term for p in ps), ret=g.ret_term)
         elif g is not None and g.kind == "theorem":
             k = KDecl(name, "theorem", tuple(n for n, _ in g.binders), g.stmt,
                       tuple((n, ty.size) for n, ty in g.binders if isinstance(ty, FinT)),
-                      tuple(g.hyps))
+                      tuple(g.hyps), ptypes=tuple(ty_to_term(ty) for _, ty in g.binders))
         elif g is not None and g.kind == "opaque":
             ps = [p for p in g.params if p.kind != "hyp"]
             k = KDecl(name, "opaque", tuple(p.name for p in ps), ptypes=tuple(p.ty_term for p in ps),
@@ -586,6 +590,29 @@ class KernelDecls:
             k = KDecl(name, g.kind)
         self.memo[name] = k
         return k
+
+
+def _instance_typing(g: GlobalDecl, genv: GlobalEnv, goal: Any, name: str,
+                     lemma: GlobalDecl | None) -> Callable[[dict, tuple], bool]:
+    """The kernel's test that a `rw` instance has the cited rule's variables' types, for the
+    engine to skip the matches the kernel would refuse."""
+    from .kernel import Rejected, _strip_forall, at_path, check_instance
+    kgoal = kernel_goal(g, genv, frozenset())
+    if lemma is not None:
+        kd = kgoal.decls.get(name)
+        declared = dict(zip(kd.params, kd.ptypes))
+        stmt = lemma.stmt
+    else:
+        declared, stmt = {}, dict(g.hyps)[name]
+    declared |= {b.name: b.ty for b in _strip_forall(stmt)[1]}
+
+    def typed(inst: dict, path: tuple) -> bool:
+        try:
+            check_instance(kgoal, name, declared, inst, at_path(goal.stmt, list(path))[1])
+        except Rejected:
+            return False
+        return True
+    return typed
 
 
 def kernel_goal(g: GlobalDecl, genv: GlobalEnv, accepted: frozenset[str]) -> Any:
@@ -652,30 +679,45 @@ def _given_witness(g: GlobalDecl, genv: GlobalEnv, step: T.ProofStep) -> dict[st
     from . import semantics as sem
     from .types import RealT as _R
 
+    def number(t: T.Term) -> Fraction | None:       # a numeral, possibly negated
+        if isinstance(t, T.Num):
+            return t.value
+        inner = number(t.arg) if isinstance(t, T.Neg) else None
+        return -inner if inner is not None else None
+
+    def natural(t: T.Term) -> int | None:
+        x = number(t)
+        return int(x) if x is not None and x.denominator == 1 and x >= 0 else None
+
     types = dict(g.binders)
     a = sem.Assignment({}, {}, {}, {}, {})
     for na in step.assignments:
         ty = types.get(na.name)
         v = na.value
-        if isinstance(ty, NatT) and isinstance(v, T.Num):
-            a.sizes[na.name] = int(v.value)
-        elif isinstance(ty, _R) and isinstance(v, (T.Num, T.Neg)):
-            val = v.value if isinstance(v, T.Num) else -v.arg.value  # type: ignore[attr-defined]
-            a.reals[na.name] = arith.exact(Fraction(val))
-        elif isinstance(ty, VecT) and isinstance(v, T.VecLit):
-            items = []
-            for it in v.items:
-                val = it.value if isinstance(it, T.Num) else -it.arg.value  # type: ignore
-                items.append(Fraction(val))
-            a.tensors[na.name] = np.array([arith.exact(x) for x in items], dtype=object)
-        elif isinstance(ty, FinT) and isinstance(v, T.Num):
-            a.indices[na.name] = int(v.value)
+        if isinstance(ty, NatT) and natural(v) is not None:
+            a.sizes[na.name] = natural(v)
+        elif isinstance(ty, _R) and number(v) is not None:
+            a.reals[na.name] = arith.exact(number(v))
+        elif isinstance(ty, VecT) and isinstance(v, T.VecLit) and \
+                all(number(it) is not None for it in v.items):
+            a.tensors[na.name] = np.array([arith.exact(number(it)) for it in v.items],
+                                          dtype=object)
+        elif isinstance(ty, FinT) and natural(v) is not None:
+            a.indices[na.name] = natural(v)
         else:
             raise Failure(f"witness: cannot use `({na.name} := …)` (give sizes and indices as "
-                          "numerals, reals as numbers, vectors as ![…])")
+                          "natural numerals, reals as numbers, vectors as ![…] of numbers)")
     full = sem.complete_assignment(g, genv, a, mode="exact")
     if full is None:
         raise Failure("witness: the given values violate a hypothesis")
+    for name, ty in g.binders:                       # the given values fit their types
+        if isinstance(ty, FinT) and name in a.indices and \
+                not a.indices[name] < arith.size_value(ty.size, full.sizes):
+            raise Failure(f"witness: `{name}` := {a.indices[name]} is outside `{ty}`")
+        if isinstance(ty, VecT) and name in a.tensors and \
+                len(a.tensors[name]) != arith.size_value(ty.size, full.sizes):
+            raise Failure(f"witness: `{name}` has {len(a.tensors[name])} entries, but it is a "
+                          f"`{ty}`")
     cx = sem.counterexample_at(g, genv, full, mode="exact")
     return cx.to_dict() if cx is not None else None
 

@@ -945,8 +945,8 @@ def _definition(prop: T.Term, types: dict[str, Ty]) -> tuple[str, tuple, T.Term]
                             depth_ok = False
                             break
                         ty = ty.cod
-                    elif isinstance(ty, VecT) and len(names) == 1:
-                        ty = RealT()
+                    elif isinstance(ty, VecT) and len(names) == 1 and _same_fin(b.ty, ty.size):
+                        ty = RealT()                    # (all of the vector, as for families)
                     else:
                         depth_ok = False
                         break
@@ -1092,6 +1092,7 @@ def _draw_base(g: GlobalDecl, env: GlobalEnv, plan: _Plan, sizes: dict[str, int]
         ev = _Ev(env, "float")
         loc = ev.bind(a)
         for _, h in plan.size_hyps:
+            _checkable(h)
             if not bool(ev.prop(h, loc).arr):
                 return None
     defined = {d.target for d in plan.defs}
@@ -1176,6 +1177,7 @@ def _complete(g: GlobalDecl, env: GlobalEnv, plan: _Plan, base: Assignment, mode
     if plan.checks:
         loc = ev.bind(a)
         for _, h in plan.checks:
+            _checkable(h)
             v = ev.prop(h, loc)
             if not bool(np.all(v.arr)):
                 return None
@@ -1210,9 +1212,23 @@ def complete_assignment(g: GlobalDecl, env: GlobalEnv, assignment: Assignment,
         ev = _Ev(env, mode)
         loc = ev.bind(a)
         for _, h in plan.size_hyps:
+            _checkable(h)
             if not bool(np.all(ev.prop(h, loc).arr)):
                 return None
     return _complete(g, env, plan, a, mode)
+
+
+def _checkable(h: T.Term) -> None:
+    """A hypothesis with a `∀` over anything but `Fin` cannot be checked at sample values: it
+    must hold for every value, and the evaluator would read the bound name's sample (or another
+    variable's of the same name), judging it true where it is not."""
+    todo = [h]
+    while todo:
+        u = todo.pop()
+        if isinstance(u, T.Forall) and not all(_is_fin(b.ty) for b in u.binders):
+            raise EvalError("a hypothesis quantifies over a variable that is not an index "
+                            "(`∀` over reals or vectors): it cannot be checked at sample values")
+        todo.extend(c for c in u.children() if not isinstance(c, T.Binder))
 
 
 def counterexample_at(g: GlobalDecl, env: GlobalEnv, assignment: Assignment,

@@ -56,8 +56,8 @@ class KDecl:
     body: T.Term | None = None                    # def body / theorem statement
     fins: tuple[tuple[str, T.Term], ...] = ()
     hyps: tuple[tuple[str, T.Term], ...] = ()
-    ptypes: tuple[T.Term, ...] = ()               # an opaque op's parameter types
-    ret: T.Term | None = None                     # an opaque op's result type
+    ptypes: tuple[T.Term, ...] = ()               # the parameters' types (binders' for a theorem)
+    ret: T.Term | None = None                     # the result type of a def (not a Prop) or op
     linear_in: str | None = None
 
 
@@ -254,22 +254,17 @@ def _fin_of(b: T.Binder) -> T.Term | None:
     return b.ty.args[0] if isinstance(b.ty, T.App) and b.ty.fn == T.Var("Fin") else None
 
 
-def at_path(t: T.Term, path: list[int]) -> tuple[T.Term, set[str], dict[str, T.Term]]:
-    """The subterm at ``path``, the names bound above it and the ``Fin`` ranges of those."""
-    bound: set[str] = set()
-    fins: dict[str, T.Term] = {}
+def at_path(t: T.Term, path: list[int]) -> tuple[T.Term, dict[str, T.Term | None]]:
+    """The subterm at ``path`` and the names bound above it with their types."""
+    bound: dict[str, T.Term | None] = {}
     for k in path:
         if isinstance(t, BINDING):
-            for b in t.binders:
-                bound.add(b.name)
-                fins.pop(b.name, None)
-                if _fin_of(b) is not None:
-                    fins[b.name] = _fin_of(b)
+            bound.update((b.name, b.ty) for b in t.binders)
         ks = kids(t)
         if not 0 <= k < len(ks):
             raise Rejected(f"position {path} is not in the goal")
         t = ks[k]
-    return t, bound, fins
+    return t, bound
 
 
 def replace_at(t: T.Term, path: list[int], new: T.Term) -> T.Term:
@@ -280,6 +275,97 @@ def replace_at(t: T.Term, path: list[int], new: T.Term) -> T.Term:
         raise Rejected(f"cannot rewrite inside a `{type(t).__name__}`")
     k = count()
     return _map(t, lambda c: replace_at(c, path[1:], new) if next(k) == path[0] else c)
+
+
+# --------------------------------------------------------------------------- instance types
+
+NAT, REAL = T.Var("Nat"), T.Var("ℝ")
+
+
+def type_of(t: T.Term, goal: Goal, local: dict[str, Any]) -> T.Term | None:
+    """The type of an instance term (None: the kernel cannot tell, and refuses the instance)."""
+    if isinstance(t, T.Num):
+        return NAT if t.value.denominator == 1 and t.value >= 0 else REAL
+    if isinstance(t, T.Var):
+        ty = local.get(t.name, goal.types.get(t.name))
+        return ty if ty is not None else _applied(goal.decls.get(t.name), (), goal, local)
+    if isinstance(t, T.App):
+        d = goal.decls.get(t.fn.name) if isinstance(t.fn, T.Var) and t.fn.name not in \
+            local and t.fn.name not in goal.types else None
+        if d is not None:
+            return _applied(d, t.args, goal, local)
+        ty = type_of(t.fn, goal, local)
+        for a in t.args:
+            ty = ty.cod if isinstance(ty, T.Arrow) else REAL if _is_vec(ty) else None
+        return ty
+    if isinstance(t, T.Lam):
+        inner = {**local, **{b.name: b.ty for b in t.binders}}
+        if t.vec is True or (t.vec is None and len(t.binders) > 1):
+            size = [_fin_size(b.ty) for b in t.binders]
+            return T.App(T.Var("Vec"), (_product(size),)) if None not in size else None
+        ty = type_of(t.body, goal, inner)
+        for b in reversed(t.binders):
+            ty = T.Arrow(b.ty, ty) if ty is not None and b.ty is not None else None
+        return ty
+    if isinstance(t, (T.BinOp, T.Neg)):
+        tys = [type_of(c, goal, local) for c in kids(t)]
+        if all(x == NAT or _fin_size(x) for x in tys) and getattr(t, "op", "") in ("+", "*", "^"):
+            return NAT                             # index arithmetic is natural numbers
+        vecs = [x for x in tys if _is_vec(x)]
+        return vecs[-1] if vecs else REAL if None not in tys else None
+    if isinstance(t, T.Ite):
+        return type_of(t.then, goal, local)
+    return REAL if isinstance(t, T.Sum) else None
+
+
+def _applied(d: Any, args: tuple[T.Term, ...], goal: Goal, local: dict) -> T.Term | None:
+    """The type of the global ``d`` applied to ``args`` (a map type while some are missing)."""
+    if d is None or d.kind not in ("def", "opaque") or d.ret is None or \
+            len(d.ptypes) != len(d.params):
+        return None
+    m = dict(zip(d.params, args))
+    ty = subst(d.ret, m)
+    for pty in reversed(d.ptypes[len(args):]):
+        ty = T.Arrow(subst(pty, m), ty)
+    for _ in args[len(d.params):]:
+        ty = ty.cod if isinstance(ty, T.Arrow) else REAL if _is_vec(ty) else None
+    return ty
+
+
+def _is_vec(ty: Any) -> bool:
+    return isinstance(ty, T.App) and ty.fn == T.Var("Vec")
+
+
+def _fin_size(ty: Any) -> T.Term | None:
+    return ty.args[0] if isinstance(ty, T.App) and ty.fn == T.Var("Fin") else None
+
+
+def _product(sizes: list[T.Term]) -> T.Term:
+    out = sizes[0]
+    for x in sizes[1:]:
+        out = T.BinOp("*", out, x)
+    return out
+
+
+def same_type(a: Any, b: Any, top: bool = True) -> bool:
+    """Types equal up to polynomial equality of sizes; at the top, a natural number or an index
+    where a real, a size or an index is expected (an index's range is checked on its own)."""
+    if isinstance(a, T.Arrow) and isinstance(b, T.Arrow):
+        return same_type(a.dom, b.dom, False) and same_type(a.cod, b.cod, False)
+    if top and (a == NAT or _fin_size(a)) and (b in (NAT, REAL) or _fin_size(b)):
+        return True
+    if isinstance(a, T.App) and isinstance(b, T.App):
+        return a.fn == b.fn and _holds(arith.sizes_equal, a.args[0], b.args[0])
+    return a == b
+
+
+def check_instance(goal: Goal, name: str, declared: dict, inst: dict, btypes: dict) -> None:
+    """Each instance has its variable's declared type (``btypes``: binders above the place)."""
+    for v, val in inst.items():
+        want, got = declared.get(v), type_of(val, goal, btypes)
+        want = subst(want, inst) if want is not None else None
+        if not (want is not None and same_type(got, want)):
+            raise Rejected(f"the instance of `{v}` of `{name}` does not have its type")
 
 
 # --------------------------------------------------------------------------- rewriting
@@ -362,6 +448,8 @@ def rewrite(goal: Goal, step: dict[str, Any]) -> T.Term:
     eq, bs = _strip_forall(stmt)
     vars_ = set(params) | {b.name for b in bs}
     fins |= {b.name: _fin_of(b) for b in bs if _fin_of(b) is not None}
+    declared = dict(zip(params, d.ptypes)) if params else {}
+    declared |= {b.name: b.ty for b in bs}
     if not (isinstance(eq, T.Cmp) and eq.op == "="):
         eq = T.Cmp("=", eq, TRUE)                 # a proved proposition P is P = True
     inst: dict[str, T.Term] = step["inst"]
@@ -377,7 +465,9 @@ def rewrite(goal: Goal, step: dict[str, Any]) -> T.Term:
     if not step["paths"]:
         raise Rejected("no position to rewrite at")
     for path in step["paths"]:                    # each occurrence is checked where it is
-        sub, bound, pfins = at_path(stmt, path)
+        sub, btypes = at_path(stmt, path)
+        bound, pfins = set(btypes), {n: _fin_size(ty) for n, ty in btypes.items() if _fin_size(ty)}
+        check_instance(goal, name, declared, inst, btypes)
         if rule_names & bound:                    # there they would mean the bound variable
             raise Rejected(f"`{sorted(rule_names & bound)[0]}` of `{name}` is bound at {path}")
         scope = set(goal.types) | bound | set(goal.hyps) | {"Fin", "Vec", "Nat", "ℝ"}
@@ -497,6 +587,8 @@ def replay(goal: Goal, trace: list[dict[str, Any]], oracles: frozenset[str] = fr
             elif rule == "oracle":
                 if step.get("oracle") not in oracles:
                     raise Rejected(f"the oracle `{step.get('oracle')}` is not allowed")
+                if not (isinstance(goal.stmt, T.Cmp) and goal.stmt.op == "≠"):
+                    raise Rejected("an exact witness shows a `≠`, not this statement")
                 used.add(step["oracle"])
             else:
                 raise Rejected(f"unknown rule `{rule}`")

@@ -226,8 +226,8 @@ class NF:
             self.factors.setdefault(a * b, self.factors.get(a, [a]) + self.factors.get(b, [b]))
             return a * b
         if op == "^":
-            if not (isinstance(b, IPoly) and b.is_const()):
-                raise Unsupported("a power that is not a numeral")
+            if not (isinstance(b, IPoly) and b.is_const() and b.const_value() <= 64):
+                raise Unsupported("a power that is not a numeral up to 64")
             return prod([self.real(a)] * b.const_value(), start=RPoly.const(1))
         a, b = self.real(a), self.real(b)
         if op == "/":

@@ -462,10 +462,21 @@ class Poly:
         return Poly({m: c * k for m, c in self.terms}, _sorted=True)
 
     def pow(self, n: int) -> "Poly":
+        """``self ** n``, bounded: an exponent above MAX_POWER, or a result past MAX_TERMS
+        terms, is not expanded (the proof attempt stops with a reason instead of running on)."""
+        from .normalize import EngineGap
+        if n > MAX_POWER:
+            raise EngineGap(f"a power above {MAX_POWER} is not expanded (^ {n})")
         out = ONE
         for _ in range(n):
+            if len(out.terms) * len(self.terms) > MAX_TERMS:
+                raise EngineGap(f"expanding this power exceeds {MAX_TERMS} terms")
             out = out * self
         return out
+
+
+MAX_POWER = 64
+MAX_TERMS = 200_000
 
 
 ZERO = Poly({})

@@ -507,8 +507,10 @@ def replace_like(t: T.Term, path: list[int], new: T.Term) -> tuple[T.Term, list[
     return t, paths
 
 
-def rewrite_once(goal: Goal, rule: RwRule, prove_eq=None) -> dict[str, Any] | None:
-    """Rewrite the first match of ``rule.lhs`` in the goal; None when nothing matches."""
+def rewrite_once(goal: Goal, rule: RwRule, prove_eq=None,
+                 typed: Callable[[dict, tuple], bool] | None = None) -> dict[str, Any] | None:
+    """Rewrite the first match of ``rule.lhs`` in the goal; None when nothing matches.
+    ``typed(instance, position)`` says whether an instance has the rule's variables' types."""
     head = rule.lhs.fn if isinstance(rule.lhs, T.App) else rule.lhs
     need = head.name if isinstance(head, T.Var) and head.name not in rule.vars else None
     # The rule's own names (globals, the theorem's variables) mean something else where a
@@ -538,6 +540,8 @@ def rewrite_once(goal: Goal, rule: RwRule, prove_eq=None) -> dict[str, Any] | No
         unbound = sorted(v for v in rule.fin_vars if v not in sub)
         sub.update({v: T.Num(Fraction(0)) for v in unbound})
         if unbound and not _indices_in_range(rule, sub, fins, goal):
+            continue
+        if typed is not None and not typed(sub, path):
             continue
         for hname, h in rule.hyps:
             inst = subst_capture_free(h, sub)
