@@ -67,6 +67,8 @@ theorem L (n : Nat) (x : Fin n → Vec 1) (h : ∀ (i : Fin n), x i = fun (k : F
     x = fun (i : Fin n) => fun (k : Fin 1) => 0 := by norm
 theorem bad2 (y : Fin 3 → Vec 1) (h : ∀ (i : Fin 2), y i = fun (k : Fin 1) => 0) :
     y 2 0 = 0 := by rw [L]; norm
+theorem bad_ite (y : ℝ) (h : (if 0 < y then 1 else y) ≠ 0) :
+    (if 0 < (if 0 < y then 1 else y) then 1 else 0) = 1 := by rw [pos_of_ne]; norm
 """,
     # A witness was taken as given: an index outside its `Fin` (even in `Fin 0`), a vector
     # literal of the wrong length; and a hypothesis `∀ (y : ℝ), …` was checked at one sampled
@@ -90,7 +92,7 @@ theorem hyp_forall2 (a : ℝ) (h : ∀ (y : ℝ), a * y = 0) : ∀ (y : ℝ), a 
 theorem late_true (a : ℝ) (h : ∀ (y : ℝ), a * y = 0) (y : ℝ) : a * a = 0 := by norm
 theorem w_negneg (x : ℝ) : x ^ 2 ≠ x := by witness (x := -(-2))
 """
-FALSE = {"fin_oob", "fin_zero", "vec_long", "late_bind", "late_bind2", "bad8", "bad2", "anything", "vac_real", "vac_norm", "pow_ne", "pos_ne", "size_ne", "tiny_sign",
+FALSE = {"bad_ite", "fin_oob", "fin_zero", "vec_long", "late_bind", "late_bind2", "bad8", "bad2", "anything", "vac_real", "vac_norm", "pow_ne", "pos_ne", "size_ne", "tiny_sign",
          "tiny_div", "sq_ne", "zero_eq_one", "bad_ne", "clash", "one_eq_zero", "nat_clash", "vec_clash",
          "fin_clash"}
 

@@ -283,52 +283,90 @@ NAT, REAL = T.Var("Nat"), T.Var("ℝ")
 
 
 def type_of(t: T.Term, goal: Goal, local: dict[str, Any]) -> T.Term | None:
-    """The type of an instance term (None: the kernel cannot tell, and refuses the instance)."""
+    """The type of an instance term, every part of it checked (None: ill-typed, or beyond this
+    small inference: the kernel refuses the instance).  ``local``: binders above, with types."""
     if isinstance(t, T.Num):
         return NAT if t.value.denominator == 1 and t.value >= 0 else REAL
     if isinstance(t, T.Var):
         ty = local.get(t.name, goal.types.get(t.name))
         return ty if ty is not None else _applied(goal.decls.get(t.name), (), goal, local)
     if isinstance(t, T.App):
-        d = goal.decls.get(t.fn.name) if isinstance(t.fn, T.Var) and t.fn.name not in \
-            local and t.fn.name not in goal.types else None
-        if d is not None:
-            return _applied(d, t.args, goal, local)
+        if isinstance(t.fn, T.Var) and t.fn.name not in local and t.fn.name not in goal.types:
+            return _applied(goal.decls.get(t.fn.name), t.args, goal, local)
         ty = type_of(t.fn, goal, local)
         for a in t.args:
-            ty = ty.cod if isinstance(ty, T.Arrow) else REAL if _is_vec(ty) else None
+            ty = _apply(ty, a, goal, local)
         return ty
-    if isinstance(t, T.Lam):
+    if isinstance(t, (T.Lam, T.Sum)):
         inner = {**local, **{b.name: b.ty for b in t.binders}}
-        if t.vec is True or (t.vec is None and len(t.binders) > 1):
-            size = [_fin_size(b.ty) for b in t.binders]
-            return T.App(T.Var("Vec"), (_product(size),)) if None not in size else None
-        ty = type_of(t.body, goal, inner)
+        body = type_of(t.body, goal, inner)
+        sizes = [_fin_size(b.ty) for b in t.binders]
+        if isinstance(t, T.Sum) or t.vec is not False:
+            if None in sizes or not _scalar(body):
+                return None
+            return REAL if isinstance(t, T.Sum) else T.App(T.Var("Vec"), (_product(sizes),))
         for b in reversed(t.binders):
-            ty = T.Arrow(b.ty, ty) if ty is not None and b.ty is not None else None
-        return ty
-    if isinstance(t, (T.BinOp, T.Neg)):
-        tys = [type_of(c, goal, local) for c in kids(t)]
-        if all(x == NAT or _fin_size(x) for x in tys) and getattr(t, "op", "") in ("+", "*", "^"):
-            return NAT                             # index arithmetic is natural numbers
-        vecs = [x for x in tys if _is_vec(x)]
-        return vecs[-1] if vecs else REAL if None not in tys else None
+            body = T.Arrow(b.ty, body) if body is not None and b.ty is not None else None
+        return body
+    if isinstance(t, T.Neg):
+        ty = type_of(t.arg, goal, local)
+        return REAL if _scalar(ty) else ty if _is_vec(ty) else None
+    if isinstance(t, T.BinOp):
+        a, b = type_of(t.lhs, goal, local), type_of(t.rhs, goal, local)
+        if _scalar(a) and _scalar(b):
+            nat = _scalar(a) == _scalar(b) == "nat" and t.op in ("+", "*", "^")
+            return NAT if nat else REAL             # index arithmetic is natural numbers
+        if t.op == "•" and _scalar(a) and _is_vec(b):
+            return b
+        return a if t.op in ("+", "-") and _is_vec(a) and same_type(a, b, False) else None
     if isinstance(t, T.Ite):
-        return type_of(t.then, goal, local)
-    return REAL if isinstance(t, T.Sum) else None
+        a, b = type_of(t.then, goal, local), type_of(t.els, goal, local)
+        if _scalar(a) and _scalar(b):
+            return NAT if _scalar(a) == _scalar(b) == "nat" else REAL
+        return a if a is not None and same_type(a, b, False) else None
+    return None
+
+
+def _scalar(ty: Any) -> str | None:
+    """"nat" for a natural number or an index, "real" for a real, else None."""
+    return "nat" if ty == NAT or _fin_size(ty) else "real" if ty == REAL else None
+
+
+def _apply(ty: Any, arg: T.Term, goal: Goal, local: dict) -> T.Term | None:
+    """The type of a value of type ``ty`` applied to ``arg``, the argument checked: an index in
+    the range of the domain (a vector's too), anything else of the domain's type."""
+    dom = ty.dom if isinstance(ty, T.Arrow) else T.App(T.Var("Fin"), ty.args) if _is_vec(ty) \
+        else None
+    if dom is None:
+        return None
+    if _fin_size(dom) is not None:
+        fins = {**goal.fins, **{n: _fin_size(b) for n, b in local.items() if _fin_size(b)}}
+        ok = _scalar(type_of(arg, goal, local)) == "nat" and \
+            _holds(arith.index_in_range, arg, _fin_size(dom), fins)
+    else:
+        ok = same_type(type_of(arg, goal, local), dom)
+    return (ty.cod if isinstance(ty, T.Arrow) else REAL) if ok else None
 
 
 def _applied(d: Any, args: tuple[T.Term, ...], goal: Goal, local: dict) -> T.Term | None:
-    """The type of the global ``d`` applied to ``args`` (a map type while some are missing)."""
+    """The type of the global ``d`` applied to ``args``, each argument checked against its
+    parameter's type (a map type while some are missing)."""
     if d is None or d.kind not in ("def", "opaque") or d.ret is None or \
             len(d.ptypes) != len(d.params):
         return None
-    m = dict(zip(d.params, args))
+    m: dict[str, T.Term] = {}
+    for p, pty, a in zip(d.params, d.ptypes, args):
+        if _apply(T.Arrow(subst(pty, m), NAT), a, goal, local) is None:
+            return None
+        m[p] = a
+    rest = d.params[len(args):]
     ty = subst(d.ret, m)
     for pty in reversed(d.ptypes[len(args):]):
+        if set(rest) & T.free_names(pty) or set(rest) & T.free_names(d.ret):
+            return None                              # a later type depends on a missing one
         ty = T.Arrow(subst(pty, m), ty)
-    for _ in args[len(d.params):]:
-        ty = ty.cod if isinstance(ty, T.Arrow) else REAL if _is_vec(ty) else None
+    for a in args[len(d.params):]:
+        ty = _apply(ty, a, goal, local)
     return ty
 
 
