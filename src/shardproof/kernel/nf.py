@@ -118,6 +118,8 @@ class NF:
     # ---- values of the theorem's variables
     def var_value(self, name: str, ty: T.Term, env: dict, fam: tuple = ()) -> Any:
         h = _head(ty)
+        if fam and h in ("Nat", "Fin"):          # a family of sizes or indices: not a polynomial
+            raise Unsupported(f"a family of {h} values")
         if h == "Nat":
             return IPoly.var(name)
         if h == "ℝ":
@@ -144,7 +146,7 @@ class NF:
         self.depth += 1
         lv = self.leaves(ty.args[0], env) if _head(ty) == "Vec" else v.leaves
         flat, _ = self.index(lv, lambda k: f"#a{self.depth}.{k}", unit=False)
-        key = ("vec", v.read(flat).key())
+        key = ("vec", tuple(lv), v.read(flat).key())   # the split too: it fixes the names' bounds
         self.depth -= 1
         return key
 
