@@ -301,6 +301,8 @@ def type_of(t: T.Term, goal: Goal, local: dict[str, Any]) -> T.Term | None:
         inner = {**local, **{b.name: b.ty for b in t.binders}}
         body = type_of(t.body, goal, inner)
         sizes = [_fin_size(b.ty) for b in t.binders]
+        if t.vec is False and None not in sizes and _scalar(body):
+            return None                  # the type checker makes this a vector: never a map
         if isinstance(t, T.Sum) or t.vec is not False:
             if None in sizes or not _scalar(body):
                 return None
@@ -398,8 +400,16 @@ def same_type(a: Any, b: Any, top: bool = True) -> bool:
 
 
 def check_instance(goal: Goal, name: str, declared: dict, inst: dict, btypes: dict) -> None:
-    """Each instance has its variable's declared type (``btypes``: binders above the place)."""
+    """Each instance has its variable's declared type (``btypes``: binders above the place),
+    and binds no name that means something else here (δ finds globals by name)."""
     for v, val in inst.items():
+        todo = [val]
+        while todo:
+            u = todo.pop()
+            todo.extend(kids(u))
+            clash = {b.name for b in getattr(u, "binders", ())} & (set(goal.types) | set(btypes))
+            if clash or any(goal.decls.get(b.name) for b in getattr(u, "binders", ())):
+                raise Rejected(f"the instance of `{v}` of `{name}` rebinds a name in use")
         want, got = declared.get(v), type_of(val, goal, btypes)
         want = subst(want, inst) if want is not None else None
         if not (want is not None and same_type(got, want)):
@@ -493,7 +503,7 @@ def rewrite(goal: Goal, step: dict[str, Any]) -> T.Term:
     inst: dict[str, T.Term] = step["inst"]
     if not set(inst) <= vars_:
         raise Rejected(f"the instance binds names that are not variables of `{name}`")
-    missing = ((T.free_names(eq.lhs) | T.free_names(eq.rhs)) & vars_ | set(fins)) - set(inst)
+    missing = vars_ - set(inst)                   # every variable: each instance is typed
     if missing:
         raise Rejected(f"the instance leaves {sorted(missing)} unbound")
     lhs, rhs = subst(eq.lhs, inst), subst(eq.rhs, inst)

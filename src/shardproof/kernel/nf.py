@@ -430,6 +430,8 @@ class NF:
             flat, _ = self.index(max(a.leaves, b.leaves, key=len), lambda _: self.fresh("@o"))
             self.equal(a.read(flat), b.read(flat))
         elif isinstance(a, F) and isinstance(b, F):
+            if a.dom is not None and b.dom is not None and a.dom != b.dom:
+                raise Unsupported("maps over different ranges")
             dom = a.dom if a.dom is not None else b.dom
             if dom is None:
                 raise Unsupported("an equation between maps")
