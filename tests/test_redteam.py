@@ -212,6 +212,12 @@ def test_true_statements_are_never_refuted(tmp_path: Path) -> None:
     # powers: bounded, not expanded without end
     "theorem w : (2 ^ 1000000) ^ 1000000 = 3 := by norm",
     "theorem w (x : ℝ) : (x + 1) ^ 100000 = (1 + x) ^ 100000 := by norm",
+    # products: bounded too (a product of two 18,564-term powers ran on without end)
+    "theorem w (a b c d e f g : ℝ) : (a + b + c + d + e + f + g) ^ 12 * (a + b + c + d + e + f"
+    " + g) ^ 12 = (g + f + e + d + c + b + a) ^ 12 * (g + f + e + d + c + b + a) ^ 12 := by norm",
+    # matching took a product of sums of reals for a size and expanded it (memory ran out)
+    "theorem w (a b c d e f g : ℝ) (h : a = a) : " + " * ".join(["(a + b + c + d + e + f + g)"] * 30)
+    + " = " + " * ".join(["(g + f + e + d + c + b + a)"] * 30) + " := by rw [h]",
 ])
 def test_odd_inputs_get_a_verdict_not_a_crash(tmp_path: Path, text: str) -> None:
     root = _write(tmp_path, {"t.lemma": text + "\n"})

@@ -85,8 +85,14 @@ def to_ipoly(t: T.Term, subst: tuple[tuple[str, T.Term], ...] = ()) -> IPoly:
         return IPoly.const(t.value.numerator)
     if isinstance(t, T.BinOp) and t.op in ("+", "*"):
         a, b = to_ipoly(t.lhs, subst), to_ipoly(t.rhs, subst)
+        if t.op == "*" and len(a.terms) * len(b.terms) > MAX_SIZE_TERMS:
+            # a "size" this large is a product of sums of reals met by matching: not expanded
+            raise NotASize("a product too large to expand as a size")
         return a + b if t.op == "+" else a * b
     raise NotASize(type(t).__name__)
+
+
+MAX_SIZE_TERMS = 10_000
 
 
 @lru_cache(maxsize=65536)

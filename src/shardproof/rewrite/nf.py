@@ -447,6 +447,10 @@ class Poly:
         if len(self.terms) == 1 and not self.terms[0][0]:
             c = self.terms[0][1]
             return other if c == 1 else other.scale(c)
+        if len(self.terms) * len(other.terms) > MAX_PRODUCT:
+            from .normalize import EngineGap
+            raise EngineGap(f"a product of {len(self.terms)} by {len(other.terms)} terms is not "
+                            "expanded")
         d: dict[Mono, Fraction] = {}
         for m1, c1 in self.terms:
             for m2, c2 in other.terms:
@@ -477,6 +481,7 @@ class Poly:
 
 MAX_POWER = 64
 MAX_TERMS = 200_000
+MAX_PRODUCT = 100_000            # term pairs in one product (the library's largest: 6)
 
 
 ZERO = Poly({})
