@@ -29,8 +29,18 @@ from .rewrite.normalize import (
     kind_of,
     size_leaves,
 )
-from .types import (FinT, FunT, GlobalDecl, GlobalEnv, NatT, RealT, VecT, is_negative_statement,
-                    nonzero_names, ty_to_term)
+from .types import (
+    FinT,
+    FunT,
+    GlobalDecl,
+    GlobalEnv,
+    NatT,
+    RealT,
+    VecT,
+    is_negative_statement,
+    nonzero_names,
+    ty_to_term,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .check import Checker, Options, Verdict

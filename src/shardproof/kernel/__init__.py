@@ -517,7 +517,7 @@ def rewrite(goal: Goal, step: dict[str, Any]) -> T.Term:
         bound, pfins = set(btypes), {n: _fin_size(ty) for n, ty in btypes.items() if _fin_size(ty)}
         check_instance(goal, name, declared, inst, btypes)
         if rule_names & bound:                    # there they would mean the bound variable
-            raise Rejected(f"`{sorted(rule_names & bound)[0]}` of `{name}` is bound at {path}")
+            raise Rejected(f"`{min(rule_names & bound)}` of `{name}` is bound at {path}")
         scope = set(goal.types) | bound | set(goal.hyps) | {"Fin", "Vec", "Nat", "ℝ"}
         for v in inst.values():
             for n in T.free_names(v) - scope:
