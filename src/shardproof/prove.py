@@ -410,6 +410,7 @@ def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
     from .rewrite import tactics as tac
 
     pr = Prover(g, genv, fuel)
+    kgoal = None                       # the kernel's view of the goal, for instance typing
     steps: list[dict[str, Any]] = []
     ktrace: list[dict[str, Any]] = []
     lemmas: list[str] = []
@@ -459,7 +460,9 @@ def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
                     rule = tac.rule_of_theorem(lg)
                     lemmas.append(nm.name)
                 count = 0
-                typed = _instance_typing(g, genv, goal, nm.name,
+                if kgoal is None:
+                    kgoal = kernel_goal(g, genv, frozenset())
+                typed = _instance_typing(kgoal, goal, nm.name, dict(g.hyps),
                                          None if nm.name in hyps else lg)
                 while True:
                     pr.ctx.tick(10)
@@ -602,18 +605,17 @@ class KernelDecls:
         return k
 
 
-def _instance_typing(g: GlobalDecl, genv: GlobalEnv, goal: Any, name: str,
+def _instance_typing(kgoal: Any, goal: Any, name: str, hyps: dict[str, T.Term],
                      lemma: GlobalDecl | None) -> Callable[[dict, tuple], bool]:
     """The kernel's test that a `rw` instance has the cited rule's variables' types, for the
     engine to skip the matches the kernel would refuse."""
     from .kernel import Rejected, _strip_forall, at_path, check_instance
-    kgoal = kernel_goal(g, genv, frozenset())
     if lemma is not None:
         kd = kgoal.decls.get(name)
         declared = dict(zip(kd.params, kd.ptypes))
         stmt = lemma.stmt
     else:
-        declared, stmt = {}, dict(g.hyps)[name]
+        declared, stmt = {}, hyps[name]
     declared |= {b.name: b.ty for b in _strip_forall(stmt)[1]}
 
     def typed(inst: dict, path: tuple) -> bool:
