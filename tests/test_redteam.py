@@ -235,3 +235,53 @@ def test_two_imports_declaring_one_name_is_an_input_error(tmp_path: Path) -> Non
     })
     with pytest.raises(ShardproofError, match="declared both in"):
         check_paths([root / "C.lemma"], Options(search_seconds=0.5))
+
+
+def test_a_bound_variable_does_not_escape_a_discharge(tmp_path: Path) -> None:
+    """The engine matched a cited lemma's `∀ r` hypothesis against the goal's
+    `∀ (r : Fin R), constFam … Y r r = …` with the lemma's variable already bound to a term
+    about the THEOREM's `r`: the two `r`s were taken for one, and with `--no-replay` the false
+    `bad1` was proved (the kernel refused it). Matching now renames the term's binders apart."""
+    import shutil
+    root = tmp_path / "lemmas"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "lemmas" / "kit", root / "kit")
+    (root / ".lemmaroot").write_text("")
+    (root / "t.lemma").write_text("""import kit.bn_site
+def constFam (R N a : Nat) (X : Vec ((R * N) * a)) (r0 : Fin R) : Fin R → Vec (N * a) :=
+  fun (q : Fin R) => shard R N a X r0
+theorem bad1 (R : Nat) (hR : 0 < R) {N oc h w : Nat} (hm : N * (h * w) ≠ 0) (ε : ℝ)
+    (γ β : Vec oc) (Y : Vec ((R * N) * (oc * (h * w))))
+    (hx : ∀ (r : Fin R), constFam R N (oc * (h * w)) Y r r = shard R N (oc * (h * w)) Y r)
+    (r : Fin R) :
+    bnSyncF N oc (h * w) ε γ β (constFam R N (oc * (h * w)) Y r r)
+        (syncStats R N oc (h * w) (constFam R N (oc * (h * w)) Y r))
+      = shard R N (oc * (h * w)) (bnBatchTensor4 (R * N) oc h w ε γ β Y) r := by
+  rw [den_bnSyncF_allReduce]
+""")
+    for replay in (False, True):
+        got = {v.name: v.verdict for v in check_paths(
+            [root / "t.lemma"], Options(search_seconds=2.0, replay=replay)).verdicts}
+        assert got["bad1"] != "proved", (replay, got)
+
+
+def test_unfold_does_not_take_a_bound_index_for_a_later_global(tmp_path: Path) -> None:
+    """`shardI` (kit/defs.lemma) binds `j`; a file then declares `def j : Nat := 0`, and
+    `unfold [shardI]; unfold [j]` read the bound `j` as 0: both `… = X 0` and `… = X 1` were
+    proved (found by red-teaming)."""
+    import shutil
+    root = tmp_path / "lemmas"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "lemmas" / "kit", root / "kit")
+    (root / ".lemmaroot").write_text("")
+    (root / "t.lemma").write_text("""import kit.defs
+
+def j : Nat := 0
+
+theorem bad5 (X : Vec 2) : shardI 1 1 2 X 0 1 = X 0 := by
+  unfold [shardI]; unfold [j]; norm
+
+theorem honest (X : Vec 2) : shardI 1 1 2 X 0 1 = X 1 := by
+  unfold [shardI]; norm
+""")
+    got = {v.name: v.verdict for v in check_paths([root / "t.lemma"],
+                                                   Options(search_seconds=2.0)).verdicts}
+    assert got["bad5"] != "proved" and got["honest"] == "proved", got

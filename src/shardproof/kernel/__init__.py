@@ -192,6 +192,8 @@ def unfold_all(t: T.Term, names: set[str], decls: dict[str, KDecl]) -> T.Term:
         u = unfold_head(t, decls)
         if u is not None:
             return unfold_all(beta(u), names, decls)
+    if isinstance(t, BINDING):                    # a binder of that name is not the definition
+        names = names - {b.name for b in t.binders}
     return _map(t, lambda c: unfold_all(c, names, decls))
 
 
@@ -230,8 +232,8 @@ def _congruent(a: T.Term, b: T.Term, decls: dict[str, KDecl], fuel: list[int]) -
                                           else x == y for x, y in zip(fa, fb))
     names = {x.name for x in a.binders}
     if len(names) != len(a.binders) or len(a.binders) != len(b.binders) or \
-            names & T.free_names(b):
-        return False
+            names & T.free_names(b) or any(decls.get(x.name) for x in a.binders + b.binders):
+        return False                              # (lazy δ would take such a binder for a global)
     ren: dict[str, T.Term] = {}
     for x, y in zip(a.binders, b.binders):
         if (x.ty is None) != (y.ty is None) or \

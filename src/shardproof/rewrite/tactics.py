@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from itertools import count
 from typing import Any, Callable
 
 from .. import arith
@@ -244,6 +245,9 @@ def _parts(t: T.Term) -> list | None:
 
 # --------------------------------------------------------------------------- matching
 
+_FRESH = count()
+
+
 def match(pat: T.Term, t: T.Term, vars_: set[str], sub: dict[str, T.Term], genv: GlobalEnv,
           size_vars: set[str]) -> bool:
     if isinstance(pat, T.Var) and pat.name in vars_:
@@ -298,14 +302,17 @@ def match(pat: T.Term, t: T.Term, vars_: set[str], sub: dict[str, T.Term], genv:
                 sub.clear()
                 sub.update(saved0)
                 return False
-        ren = {pb.name: T.Var(tb.name) for pb, tb in zip(pat.binders, t.binders)
-               if pb.name != tb.name}
-        body = subst_capture_free(pat.body, ren) if ren else pat.body
-        inner = vars_ - {tb.name for tb in t.binders} - {pb.name for pb in pat.binders}
+        # Both bodies under fresh names for the term's binders (`@` is in no identifier): a
+        # value bound before, which mentions an outer variable of the same name, cannot meet
+        # the bound one, and a value bound here may not mention them (it would escape).
+        fresh = {tb.name: f"{tb.name}@m{next(_FRESH)}" for tb in t.binders}
+        tbody = subst_capture_free(t.body, {n: T.Var(f) for n, f in fresh.items()})
+        body = subst_capture_free(pat.body, {pb.name: T.Var(fresh[tb.name])
+                                             for pb, tb in zip(pat.binders, t.binders)})
+        inner = vars_ - {pb.name for pb in pat.binders}
         saved = dict(sub)
-        shadow = {tb.name: sub.pop(tb.name) for tb in t.binders if tb.name in sub}
-        ok = match(body, t.body, inner, sub, genv, size_vars)
-        sub.update(shadow)
+        ok = match(body, tbody, inner, sub, genv, size_vars) and not any(
+            set(fresh.values()) & T.free_names(v) for k, v in sub.items() if saved.get(k) is not v)
         if not ok:
             sub.clear()
             sub.update(saved)
@@ -589,8 +596,9 @@ def unfold_defs(t: T.Term, names: set[str], genv: GlobalEnv) -> T.Term:
             return T.App(unfold_defs(t.fn, names, genv),
                          tuple(unfold_defs(a, names, genv) for a in t.args), span=t.span)
         return t
-    if isinstance(t, (T.Lam, T.Sum, T.Forall)):
-        return T.rebind(t, t.binders, unfold_defs(t.body, names, genv))
+    if isinstance(t, (T.Lam, T.Sum, T.Forall)):            # a binder of the name is not the def
+        inner = names - {b.name for b in t.binders}
+        return T.rebind(t, t.binders, unfold_defs(t.body, inner, genv))
     if isinstance(t, T.BinOp):
         return T.BinOp(t.op, unfold_defs(t.lhs, names, genv), unfold_defs(t.rhs, names, genv),
                        span=t.span)
