@@ -28,6 +28,7 @@ import itertools
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any, Callable, Iterator
 
 import numpy as np
@@ -1222,13 +1223,20 @@ def _checkable(h: T.Term) -> None:
     """A hypothesis with a `∀` over anything but `Fin` cannot be checked at sample values: it
     must hold for every value, and the evaluator would read the bound name's sample (or another
     variable's of the same name), judging it true where it is not."""
+    if _quantifies_beyond_indices(h):
+        raise EvalError("a hypothesis quantifies over a variable that is not an index "
+                        "(`∀` over reals or vectors): it cannot be checked at sample values")
+
+
+@lru_cache(maxsize=4096)          # asked once per draw of the search, for the same hypotheses
+def _quantifies_beyond_indices(h: T.Term) -> bool:
     todo = [h]
     while todo:
         u = todo.pop()
         if isinstance(u, T.Forall) and not all(_is_fin(b.ty) for b in u.binders):
-            raise EvalError("a hypothesis quantifies over a variable that is not an index "
-                            "(`∀` over reals or vectors): it cannot be checked at sample values")
+            return True
         todo.extend(c for c in u.children() if not isinstance(c, T.Binder))
+    return False
 
 
 def counterexample_at(g: GlobalDecl, env: GlobalEnv, assignment: Assignment,

@@ -252,10 +252,6 @@ def kids(t: T.Term) -> list[T.Term]:
     return [c for c in t.children() if not isinstance(c, T.Binder)]
 
 
-def _fin_of(b: T.Binder) -> T.Term | None:
-    return b.ty.args[0] if isinstance(b.ty, T.App) and b.ty.fn == T.Var("Fin") else None
-
-
 def at_path(t: T.Term, path: list[int]) -> tuple[T.Term, dict[str, T.Term | None]]:
     """The subterm at ``path`` and the names bound above it with their types."""
     bound: dict[str, T.Term | None] = {}
@@ -497,7 +493,7 @@ def rewrite(goal: Goal, step: dict[str, Any]) -> T.Term:
         stmt, params, fins, rhyps = d.body, d.params, dict(d.fins), d.hyps
     eq, bs = _strip_forall(stmt)
     vars_ = set(params) | {b.name for b in bs}
-    fins |= {b.name: _fin_of(b) for b in bs if _fin_of(b) is not None}
+    fins |= {b.name: _fin_size(b.ty) for b in bs if _fin_size(b.ty) is not None}
     declared = dict(zip(params, d.ptypes)) if params else {}
     declared |= {b.name: b.ty for b in bs}
     if not (isinstance(eq, T.Cmp) and eq.op == "="):

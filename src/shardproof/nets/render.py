@@ -1629,24 +1629,27 @@ def render_negative_step(net: Net, infos: dict[str, TemplateInfo],
         hyps = tr.hyps_R() + [tr.hdys(scaled=False)]
         stmt = call(f"{t.name}Tied", tr.env())
         own = " ".join(f"({n} : {ty})" for n, ty in hyps)
-        out.append(doc(f"FALSE: `{t.name}_syncTied` with the replicas' output cotangents the plain "
-                       "shards of the single-device one (loss divided by `R·N` on every replica): "
-                       "the all-reduce mean of every gradient node is `1/R` × the single-device "
-                       "node."))
-        out.append(wrap_words(f"theorem {t.name}Unscaled_syncTied {tr.S.binders(own + ' ' + stmt)} "
-                              f"{own} : {stmt} := by", "    "))
-        out.append(wrap_words("  " + tr.synctied_proof(), "    "))
-        out.append("")
-    S = nr.step_sec()
+        out += _false_theorem(
+            f"FALSE: `{t.name}_syncTied` with the replicas' output cotangents the plain shards of "
+            "the single-device one (loss divided by `R·N` on every replica): the all-reduce mean "
+            "of every gradient node is `1/R` × the single-device node.",
+            f"{t.name}Unscaled_syncTied", tr.S, own, stmt, tr.synctied_proof())
     hyps = nr.hyps() + [nr.hgs(scaled=False)]
     own = " ".join(f"({n} : {ty})" for n, ty in hyps)
-    stmt = call(net.tied_name, nr.nenv())
-    out.append(doc(f"FALSE: T3 for {net.title} with every replica dividing its loss by the global "
-                   "batch `R·N` (replica loss cotangents the plain shards of `G`): the all-reduce "
-                   "mean of the replicas' gradient nodes is `1/R` × the single-device node."))
-    out.append(wrap_words(f"theorem {net.t3_name}_unscaled {S.binders(own + ' ' + stmt)} {own} : "
-                          f"{stmt} := by", "    "))
-    out.append(wrap_words("  " + nr.t3_proof(), "    "))
-    out.append("")
+    out += _false_theorem(
+        f"FALSE: T3 for {net.title} with every replica dividing its loss by the global batch "
+        "`R·N` (replica loss cotangents the plain shards of `G`): the all-reduce mean of the "
+        "replicas' gradient nodes is `1/R` × the single-device node.",
+        f"{net.t3_name}_unscaled", nr.step_sec(), own, call(net.tied_name, nr.nenv()),
+        nr.t3_proof())
     return "\n".join(out)
+
+
+def _false_theorem(text: str, name: str, sec: Any, own: str, stmt: str, proof: str) -> list[str]:
+    """A false variant: docstring, statement (the section's variables it uses, then ``own``
+    binders) and the true theorem's proof script."""
+    return [doc(text),
+            wrap_words(f"theorem {name} {sec.binders(own + ' ' + stmt)} {own} : {stmt} := by",
+                       "    "),
+            wrap_words("  " + proof, "    "), ""]
 
