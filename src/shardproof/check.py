@@ -129,18 +129,19 @@ class Checker:
             from .cache import VerdictCache
             self.cache = VerdictCache(self.options.cache_dir)
 
-    def library_for(self, path: Path) -> Library:
-        root = find_root(path)
+    def library_for(self, path: Path | str) -> Library:
+        root = find_root(Path(path))
         if root not in self.libraries:
             self.libraries[root] = Library(root)
         return self.libraries[root]
 
-    def load(self, path: Path) -> LoadedFile:
+    def load(self, path: Path | str) -> LoadedFile:
         return self.library_for(path).load(path)
 
-    def check_file(self, path: Path) -> list[Verdict]:
+    def check_file(self, path: Path | str) -> list[Verdict]:
+        """Check every theorem of a file (and first those of the files it imports)."""
         with fewer_full_collections():
-            return self._check_file(path)
+            return self._check_file(Path(path))
 
     def _check_file(self, path: Path) -> list[Verdict]:
         lf = self.load(path)

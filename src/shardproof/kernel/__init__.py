@@ -135,7 +135,7 @@ def _fresh(base: str, avoid: set[str]) -> str:
 
 def subst(t: T.Term, m: dict[str, T.Term]) -> T.Term:
     """Capture-avoiding substitution of free names (a binder that would capture is renamed)."""
-    if not m:
+    if not m or m.keys().isdisjoint(T.free_names_seq(t)):
         return t
     if isinstance(t, T.Var):
         return m.get(t.name, t)

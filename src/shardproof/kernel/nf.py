@@ -220,9 +220,8 @@ class NF:
         if op == "•" and isinstance(b, V):
             s = self.real(a)
             return V(b.leaves, lambda p: s * b.read(p))
-        if isinstance(a, IPoly) and isinstance(b, IPoly) and op in ("+", "-", "*"):
-            if op == "-":
-                raise Unsupported("subtraction of natural numbers")
+        if isinstance(a, IPoly) and isinstance(b, IPoly) and op in ("+", "*"):
+            # (a natural-number `-` is a real one: the type checker allows it only there)
             if op == "+":
                 return a + b
             self.factors.setdefault(a * b, self.factors.get(a, [a]) + self.factors.get(b, [b]))

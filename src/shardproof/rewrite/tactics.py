@@ -96,7 +96,7 @@ def _fresh_name(base: str, avoid: set[str]) -> str:
 
 def subst_capture_free(t: T.Term, m: dict[str, T.Term]) -> T.Term:
     """Substitution that renames binders which would capture a free name of the values."""
-    if not m:
+    if not m or m.keys().isdisjoint(T.free_names_seq(t)):
         return t
     if isinstance(t, (T.Lam, T.Sum, T.Forall)):
         free_vals: set[str] = set()
