@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
+from functools import cache, reduce
 from itertools import permutations
 from math import prod
 from typing import Any
@@ -50,7 +51,7 @@ class V:
     how to read it."""
 
     def __init__(self, leaves: list[IPoly], read: Callable[[IPoly], RPoly]) -> None:
-        self.leaves, self.read = leaves, read
+        self.leaves, self.read = leaves, cache(read)    # a function of the index: read once
 
 
 class F:
@@ -84,8 +85,8 @@ class NF:
         self.shadowed: set[str] = set()      # names a `∀` of the statement rebinds
         self.used = {"oracle:ring", "kernel:delta", "kernel:beta", "oracle:index-ring"}
 
-    def tick(self) -> None:
-        self.fuel -= 1
+    def tick(self, cost: int = 1) -> None:
+        self.fuel -= cost
         if self.fuel < 0:
             raise Unsupported("the kernel's normal form ran out of fuel")
 
@@ -203,8 +204,8 @@ class NF:
             c = self.cond(t.cond, env)
             a, b = self.ev(t.then, env), self.ev(t.els, env)
             if isinstance(a, V) and isinstance(b, V):
-                return V(a.leaves, lambda p: b.read(p) + c * (a.read(p) - b.read(p)))
-            return self.real(b) + c * (self.real(a) - self.real(b))
+                return V(a.leaves, lambda p: b.read(p) + self.mul(c, a.read(p) - b.read(p)))
+            return self.real(b) + self.mul(c, self.real(a) - self.real(b))
         raise Unsupported(f"a term of the form {type(t).__name__}")
 
     def apply(self, f: Any, x: Any) -> Any:
@@ -219,7 +220,7 @@ class NF:
         op = t.op
         if op == "•" and isinstance(b, V):
             s = self.real(a)
-            return V(b.leaves, lambda p: s * b.read(p))
+            return V(b.leaves, lambda p: self.mul(s, b.read(p)))
         if isinstance(a, IPoly) and isinstance(b, IPoly) and op in ("+", "*"):
             # (a natural-number `-` is a real one: the type checker allows it only there)
             if op == "+":
@@ -229,14 +230,19 @@ class NF:
         if op == "^":
             if not (isinstance(b, IPoly) and b.is_const() and b.const_value() <= 64):
                 raise Unsupported("a power that is not a numeral up to 64")
-            return prod([self.real(a)] * b.const_value(), start=RPoly.const(1))
+            x = self.real(a)
+            return reduce(lambda out, _: self.mul(out, x), range(b.const_value()), RPoly.const(1))
         a, b = self.real(a), self.real(b)
         if op == "/":
             self.used.add("kernel:nf-inverse")
-            return a * b.inverse(self.invertible)
+            return self.mul(a, b.inverse(self.invertible))
         if op not in ("+", "-", "*", "•"):
             raise Unsupported(f"the operator {op}")
-        return a + b if op == "+" else a - b if op == "-" else a * b
+        return a + b if op == "+" else a - b if op == "-" else self.mul(a, b)
+
+    def mul(self, a: RPoly, b: RPoly) -> RPoly:
+        self.tick(len(a.d) * len(b.d))             # charged before it is formed: fuel bounds time
+        return a * b
 
     def cond(self, c: T.Term, env: dict) -> RPoly:
         self.used.add("kernel:nf-indicator")
