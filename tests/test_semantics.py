@@ -754,3 +754,23 @@ def test_vectorised_evaluation_is_fast():
     got = ev("bnBatchGradInput", N=N, C=C, S=S, ε=EPS, γ=np.ones(C), x=x, dy=dy)
     assert time.monotonic() - t0 < 3.0
     assert got.shape == (N * C * S,) and np.isfinite(got).all()
+
+
+def test_an_empty_replica_family_keeps_its_members_shape(tmp_path):
+    """At `R = 0` a family has no member, but reading `x r j` under an empty sum still needs the
+    members' length: the evaluator lost it (a `(0, 0)` array), so the search gave up on `R = 0`
+    and this false statement (without `0 < R`) came out unknown.  Found by the mechanical kit
+    variants (`tests/test_kit_variants.py`)."""
+    lf = load(tmp_path, """
+theorem mean_const (R N : Nat) (v : Vec N) (x : Fin R → Vec N) (hx : ∀ r, x r = v)
+    (j : Fin N) : allReduceMean R x j = v j := by norm
+theorem mean_const_pos (R N : Nat) (hR : 0 < R) (v : Vec N) (x : Fin R → Vec N)
+    (hx : ∀ r, x r = v) (j : Fin N) : allReduceMean R x j = v j := by norm
+""")
+    g = lf.env.get("mean_const")
+    a = sample_assignment(g, lf.env, {"R": 0, "N": 2}, np.random.default_rng(0), "exact")
+    assert a.families["x"] == [] and a.member_shapes["x"] == (2,)
+    assert evaluate(g.stmt, lf.env, a, "exact") is (bool(np.all(a.tensors["v"] == 0)))
+    cx = find_counterexample(g, lf.env, budget_seconds=3.0)
+    assert cx is not None and cx.assignment.sizes["R"] == 0
+    assert find_counterexample(lf.env.get("mean_const_pos"), lf.env, budget_seconds=0.5) is None

@@ -99,11 +99,13 @@ class Assignment:
     families: dict[str, list[np.ndarray]] = field(default_factory=dict)
     indices: dict[str, int] = field(default_factory=dict)
     maps: dict[str, RandomMap] = field(default_factory=dict)
+    # the shape of one member of each family: an empty family (R = 0) still has one
+    member_shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
     def copy(self) -> "Assignment":
         return Assignment(dict(self.sizes), dict(self.reals), dict(self.tensors),
                           {k: list(v) for k, v in self.families.items()}, dict(self.indices),
-                          dict(self.maps))
+                          dict(self.maps), dict(self.member_shapes))
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: floats stay numbers, exact values become strings (`"sqrt(2)/2"`)."""
@@ -796,8 +798,8 @@ class _Ev:
                 raise EvalError(f"tensor `{k}` must be flat (1-D), got shape {arr.shape}")
             loc[k] = Val(arr, 0, "real")
         for k, fam in a.families.items():
-            if len(fam) == 0:
-                arr = np.zeros((0, 0), dtype=self.be.dtype)
+            if len(fam) == 0:                     # R = 0: no member, but members' shape
+                arr = np.zeros((0, *a.member_shapes.get(k, (0,))), dtype=self.be.dtype)
             else:
                 arr = self.be.real(np.stack([_as_array(x) for x in fam]))
             loc[k] = Val(arr, 0, "real")
@@ -1121,8 +1123,10 @@ def _draw_base(g: GlobalDecl, env: GlobalEnv, plan: _Plan, sizes: dict[str, int]
             if isinstance(ty.cod, VecT):
                 n = _size_of_ty(ty.cod, sz)
                 a.families[name] = [_draw(rng, n, data) for _ in range(R)]
+                a.member_shapes[name] = (n,)
             else:
                 a.families[name] = [np.asarray(float(_draw(rng, 1, data)[0])) for _ in range(R)]
+                a.member_shapes[name] = ()
         elif _map_widths(ty) is not None:
             widths, out = _map_widths(ty)  # type: ignore[misc]
             ws = tuple(_size_of_ty(w, sz) for w in widths)
@@ -1167,6 +1171,7 @@ def _complete(g: GlobalDecl, env: GlobalEnv, plan: _Plan, base: Assignment, mode
         ty = types[d.target]
         if isinstance(ty, FunT):
             a.families[d.target] = [arr[i] for i in range(arr.shape[0])]
+            a.member_shapes[d.target] = arr.shape[1:]
         elif isinstance(ty, VecT):
             if arr.ndim != 1:
                 raise EvalError(f"hypothesis `{d.hyp}` gives `{d.target}` the wrong shape")
