@@ -450,12 +450,17 @@ def nonzero_names(hyps: list[T.Term]) -> set[str]:
     return out
 
 
+def positive_sizes(goal: Goal) -> frozenset[str]:
+    """The goal's sizes a hypothesis makes nonzero, so ≥ 1 (Nat: a real known nonzero may be
+    negative)."""
+    nats = {n for n, ty in goal.types.items() if ty == NAT}
+    return frozenset(nonzero_names(list(goal.hyps.values())) & nats)
+
+
 def size_fact(fact: T.Term, goal: Goal) -> bool:
-    """``0 < m`` or ``m ≠ 0`` for a monomial ``m`` of the goal's sizes (Nat: a real known
-    nonzero may be negative), each known nonzero."""
+    """``0 < m`` or ``m ≠ 0`` for a monomial ``m`` of the goal's sizes, each known nonzero."""
     m = _nonzero_monomial(fact)
-    nats = {n for n, ty in goal.types.items() if ty == T.Var("Nat")}
-    return m is not None and T.free_names(m) <= nonzero_names(list(goal.hyps.values())) & nats
+    return m is not None and T.free_names(m) <= positive_sizes(goal)
 
 
 def discharge(h: T.Term, how: str, goal: Goal) -> None:
@@ -525,7 +530,7 @@ def rewrite(goal: Goal, step: dict[str, Any]) -> T.Term:
             raise Rejected(f"the subterm at {path} is not an instance of `{name}`'s left side")
         for v, size in fins.items():
             if v in inst and not _holds(arith.index_in_range, inst[v], subst(size, inst),
-                                        {**goal.fins, **pfins}):
+                                        {**goal.fins, **pfins}, (), positive_sizes(goal)):
                 raise Rejected(f"the index `{v}` of `{name}` is not shown in range")
         for hname, hi in hs:
             if T.free_names(hi) & bound:

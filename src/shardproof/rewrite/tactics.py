@@ -368,13 +368,16 @@ def _indices_in_range(rule: RwRule, sub: dict[str, T.Term], fins: dict[str, T.Te
     """Every pattern variable of type `Fin S` must be instantiated below S (instantiated)."""
     if not rule.fin_vars:
         return True
+    from ..types import nonzero_names
     bounds = {**goal.fin_bounds, **fins}
+    # sizes a hypothesis makes ≥ 1 (`0 < R`): with them `0` is in `Fin R`
+    positive = frozenset(nonzero_names([gh for _, gh in goal.hyps]) & (goal.sizes or set()))
     for v, size in rule.fin_vars.items():
         if v not in sub:
             continue
         bound = subst_capture_free(size, sub)
         try:
-            if not arith.index_in_range(sub[v], bound, bounds):
+            if not arith.index_in_range(sub[v], bound, bounds, (), positive):
                 return False
         except arith.NotASize:
             return False
