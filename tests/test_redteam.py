@@ -82,6 +82,16 @@ theorem late_bind (a : ℝ) (h : ∀ (y : ℝ), a * y = 0) (y : ℝ) : a ≠ 0 :
   by witness (a := 1) (y := 0)
 theorem late_bind2 (a : ℝ) (h : ∀ (y : ℝ), a * y = 0) (y : ℝ) : a ≠ 0 := by witness
 """,
+    # Signs were read from sympy's 60-digit `N`, which returns a Float with no correct digit
+    # when its working precision runs out (`-0.e+22` for the 0 below): the sign of "nothing"
+    # made a witness of a false `≠` (eighth review).
+    "sign_without_digits": """
+theorem fake_ne_exp (x : ℝ) : exp 500 * ((1 + sqrt 2) ^ 2 - (3 + 2 * sqrt 2)) + x ≠ x :=
+  by witness (x := 0)
+theorem fake_ne_search (x : ℝ) : exp 500 * ((1 + sqrt 2) ^ 3 - (7 + 5 * sqrt 2)) + x ≠ x := by norm
+theorem fake_ne_big (x : ℝ) : (1 + sqrt 2) ^ 3 * 10 ^ 60 * 10 ^ 60 * 10 ^ 60 * 10 ^ 20 -
+    (7 + 5 * sqrt 2) * 10 ^ 60 * 10 ^ 60 * 10 ^ 60 * 10 ^ 20 ≠ 0 * x := by witness (x := 1)
+""",
 }
 # True statements the counterexample search once "refuted" (a hypothesis over reals checked at
 # one sample): they must never come out `refuted`.
@@ -91,8 +101,11 @@ theorem hyp_forall (a : ℝ) (h : ∀ (y : ℝ), (if y < 100 then 0 else a) = 0)
 theorem hyp_forall2 (a : ℝ) (h : ∀ (y : ℝ), a * y = 0) : ∀ (y : ℝ), a * a = 0 := by norm
 theorem late_true (a : ℝ) (h : ∀ (y : ℝ), a * y = 0) (y : ℝ) : a * a = 0 := by norm
 theorem w_negneg (x : ℝ) : x ^ 2 ≠ x := by witness (x := -(-2))
+theorem true_exp (x : ℝ) : exp 500 * ((1 + sqrt 2) ^ 3 - (7 + 5 * sqrt 2)) + x = x := by norm
+theorem true_big (x : ℝ) : (1 + sqrt 2) ^ 3 * 10 ^ 60 * 10 ^ 60 * 10 ^ 60 * 10 ^ 20 -
+    (7 + 5 * sqrt 2) * 10 ^ 60 * 10 ^ 60 * 10 ^ 60 * 10 ^ 20 = 0 * x := by norm
 """
-FALSE = {"bad_ite", "fin_oob", "fin_zero", "vec_long", "late_bind", "late_bind2", "bad8", "bad2", "anything", "vac_real", "vac_norm", "pow_ne", "pos_ne", "size_ne", "tiny_sign",
+FALSE = {"fake_ne_exp", "fake_ne_search", "fake_ne_big", "bad_ite", "fin_oob", "fin_zero", "vec_long", "late_bind", "late_bind2", "bad8", "bad2", "anything", "vac_real", "vac_norm", "pow_ne", "pos_ne", "size_ne", "tiny_sign",
          "tiny_div", "sq_ne", "zero_eq_one", "bad_ne", "clash", "one_eq_zero", "nat_clash", "vec_clash",
          "fin_clash"}
 

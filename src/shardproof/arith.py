@@ -207,24 +207,6 @@ def exact_exp(x: sympy.Expr) -> sympy.Expr:
     return sympy.exp(x)
 
 
-def exact_is_positive(x: sympy.Expr) -> bool | None:
-    """Sign of an exact real (None when it cannot be decided to 60 digits)."""
-    if x.is_Rational:
-        return bool(x > 0)
-    v = sympy.N(x, 60)
-    if abs(v) < sympy.Float("1e-50", 60):
-        return None
-    return bool(v > 0)
-
-
-def exact_nonzero(x: sympy.Expr) -> bool:
-    """True when ``x`` is certainly nonzero (rational, or > 1e-50 in 60-digit arithmetic)."""
-    if x.is_Rational:
-        return x != 0
-    v = sympy.N(x, 60)
-    return bool(abs(v) > sympy.Float("1e-50", 60))
-
-
 def exact_str(x: sympy.Expr) -> str:
     return str(x)
 
@@ -257,25 +239,34 @@ def is_exact(x: object) -> bool:
 
 
 class UndecidedSign(ArithmeticError):
-    """The sign of an exact real could not be decided (it is not shown zero, and it is within
-    1e-280 of zero at 300 digits)."""
+    """The sign of an exact real could not be decided (sympy cannot evaluate it to 60 or 300
+    correct digits, nor show it is zero)."""
+
+
+def _digits(e: sympy.Expr, n: int) -> sympy.Float | None:
+    """``e`` to ``n`` CORRECT digits, or None when sympy cannot reach them.  (Plain ``N`` then
+    returns a Float without one correct digit: ``-0.e+22`` for e⁵⁰⁰·((1 + √2)³ − (7 + 5√2)),
+    which is 0 — a red-team review had a false `≠` proved and a true `=` refuted by its sign.)"""
+    try:
+        v = e.evalf(n, strict=True, maxn=4 * n)
+    except (ArithmeticError, ValueError, TypeError):      # PrecisionExhausted is a ValueError
+        return None
+    return v if v.is_Float else None
 
 
 def exact_sign(x: object) -> int:
-    """-1, 0 or 1, decided: a value within 1e-50 of zero at 60 digits is zero only when sympy
-    shows it is (``equals(0)``); otherwise its sign is read at 300 digits, and when even that is
-    too close to call, :class:`UndecidedSign` (never a guess: √2 − 1.41421…(59 digits) is not 0)."""
+    """-1, 0 or 1, decided: the sign of a value evaluated to 60 correct digits (300 when it is
+    within 1e-50 of zero: √2 − 1.41421…(59 digits) is not 0); 0 only when sympy shows it
+    (``equals(0)``); otherwise :class:`UndecidedSign`, never a guess."""
     e = to_exact(x)
     if e.is_Rational:
         return int(bool(e > 0)) - int(bool(e < 0))
-    pos = exact_is_positive(e)
-    if pos is not None:
-        return 1 if pos else -1
+    for n, tiny in ((60, "1e-50"), (300, "0")):
+        v = _digits(e, n)
+        if v is not None and abs(v) > sympy.Float(tiny, n):
+            return 1 if v > 0 else -1
     if e.equals(0) is True:
         return 0
-    v = sympy.N(e, 300)
-    if abs(v) > sympy.Float("1e-280", 300):
-        return 1 if v > 0 else -1
     raise UndecidedSign(f"cannot decide the sign of {e}")
 
 
