@@ -32,7 +32,7 @@ from shardproof.rewrite.tactics import replace_like
 ROOT = Path(__file__).resolve().parents[1]
 KERNEL = ROOT / "src" / "shardproof" / "kernel"
 LOC_BUDGET = 600          # the issue's budget (lines that are not blank, comments or docstrings)
-LOC_CEILING = 859         # what it is today: the budget is MISSED (docs/trust.md); lower only
+LOC_CEILING = 879         # what it is today: the budget is MISSED (docs/trust.md); lower only
 
 
 # --------------------------------------------------------------------------- the library
@@ -696,3 +696,65 @@ theorem vac_real (R : Nat) (ε x y : ℝ) (h : ∀ (r : Fin R), x = y) (hε : 0 
         goal, _ = _goal(text, name)
         with pytest.raises(Rejected, match="range"):
             replay(goal, [step, {"rule": "defeq"}])
+
+
+def _n(k: int) -> T.Term:
+    return T.Num(Fraction(k))
+
+
+def test_eighth_review_traces_are_rejected() -> None:
+    """Hand-built traces the kernel accepted for false statements (eighth review)."""
+    # δ took a bound variable for a global declared after the definition that binds it:
+    # `∀ (zr : ℝ), kr 5 = zr` closed by unfolding the bound `zr` as `def zr := 0` (end to end
+    # too, `every_real_is_zero` in test_redteam); `∑ (zc : Fin 3), v zc` rewritten at a bound
+    # `zc` that δ read as `def zc := 0`, so that Σ v = 3 · v 0.
+    text = HEAD + """
+def kr (n : Nat) : ℝ := 0
+def allz : Prop := ∀ (zr : ℝ), kr 5 = zr
+def zr : ℝ := 0
+theorem every_real_is_zero : allz := by unfold [allz]
+def s3 (v : Vec 3) : ℝ := ∑ (zc : Fin 3), v zc
+def zc : Nat := 0
+def k0 (n : Nat) : Nat := 0
+theorem L (n : Nat) : n = n + 0 := by norm
+theorem sum_bad (v : Vec 3) : s3 v = 3 * v 0 := by norm
+def idv {a : Nat} (b : Nat) {h : a = b} (e : Vec a) : Vec b := e
+theorem eta (n : Nat) (x : Vec n) : x = fun (i : Fin n) => x i := by norm
+theorem obligation_bad (y z : Vec 3) (h : ∀ (i : Fin 2), y i = z i) : y = z := by norm
+theorem sizes_ne (R : Nat) : R ≠ 0 := by witness (R := 1)
+theorem sizes_ne2 (R : Nat) (x : Vec R) : R * 1 ≠ 0 := by witness (R := 1)
+theorem with_sum (v : Vec 3) (a : ℝ) : a = a := by norm
+theorem L2 (x y : ℝ) : x = x + 0 * y := by norm
+"""
+    goal, _ = _goal(text, "every_real_is_zero")
+    with pytest.raises(Rejected, match="named like the global `zr`"):
+        replay(goal, [{"rule": "unfold", "names": ["allz"]}, {"rule": "defeq"}])
+    goal, _ = _goal(text, "sum_bad")
+    with pytest.raises(Rejected, match="also a global's"):
+        replay(goal, [{"rule": "unfold", "names": ["s3"]},
+                      {"rule": "rw", "lemma": "L", "paths": [[0, 0, 1]],
+                       "inst": {"n": T.App(T.Var("k0"), (_n(5),))}, "how": []},
+                      {"rule": "norm"}])
+    # a definition's obligation (`{h : a = b}`) was not checked in an instance: `idv 3 2 y`
+    # passed for a `Vec 2` and δ turned it back into `y` (as `pad 2 y` did)
+    goal, _ = _goal(text, "obligation_bad")
+    idv = lambda v: T.App(T.Var("idv"), (_n(3), _n(2), T.Var(v)))   # noqa: E731
+    with pytest.raises(Rejected, match="does not have its type"):
+        replay(goal, [
+            {"rule": "rw", "lemma": "eta", "paths": [[0]], "inst": {"n": _n(2), "x": idv("y")},
+             "how": []},
+            {"rule": "rw", "lemma": "eta", "paths": [[1]], "inst": {"n": _n(2), "x": idv("z")},
+             "how": []},
+            {"rule": "rw", "lemma": "h", "paths": [[0, 0]], "inst": {"i": T.Var("i")}, "how": []},
+            {"rule": "defeq"}])
+    # a witness shows a `≠` for some values; between sizes it states one for all sizes
+    for name in ("sizes_ne", "sizes_ne2"):
+        goal, _ = _goal(text, name)
+        with pytest.raises(Rejected, match="between sizes"):
+            replay(goal, [{"rule": "oracle", "oracle": "oracle:exact-evaluation"}], KERNEL_ORACLES)
+    # an instance holding a `∑` crashed the instance typing (`Sum` has no `vec`); it is typed
+    s = T.Sum((T.Binder("j", T.App(T.Var("Fin"), (_n(3),))),),
+              T.App(T.Var("v"), (T.Var("j"),)))
+    goal, _ = _goal(text, "with_sum")
+    replay(goal, [{"rule": "rw", "lemma": "L2", "paths": [[0]],
+                   "inst": {"x": T.Var("a"), "y": s}, "how": []}, {"rule": "norm"}])

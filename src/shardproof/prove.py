@@ -587,9 +587,11 @@ class KernelDecls:
             return self.memo[name]
         g = self.genv.get(name)
         k = None
+        obligations = tuple((p.name, p.ty_term) for p in getattr(g, "params", ())
+                            if p.kind == "hyp")
         if g is not None and g.kind == "def":
             ps = [p for p in g.params if p.kind != "hyp"]
-            k = KDecl(name, "def", tuple(p.name for p in ps), g.body,
+            k = KDecl(name, "def", tuple(p.name for p in ps), g.body, hyps=obligations,
                       ptypes=tuple(p.ty_term for p in ps), ret=g.ret_term)
         elif g is not None and g.kind == "theorem":
             k = KDecl(name, "theorem", tuple(n for n, _ in g.binders), g.stmt,
@@ -597,8 +599,8 @@ class KernelDecls:
                       tuple(g.hyps), ptypes=tuple(ty_to_term(ty) for _, ty in g.binders))
         elif g is not None and g.kind == "opaque":
             ps = [p for p in g.params if p.kind != "hyp"]
-            k = KDecl(name, "opaque", tuple(p.name for p in ps), ptypes=tuple(p.ty_term for p in ps),
-                      ret=g.ret_term, linear_in=g.linear_in)
+            k = KDecl(name, "opaque", tuple(p.name for p in ps), hyps=obligations,
+                      ptypes=tuple(p.ty_term for p in ps), ret=g.ret_term, linear_in=g.linear_in)
         elif g is not None:
             k = KDecl(name, g.kind)
         self.memo[name] = k
@@ -654,6 +656,8 @@ def replay_in_kernel(g: GlobalDecl, genv: GlobalEnv, ktrace: list[dict[str, Any]
         return str(e), []
     except RecursionError:
         return "the term is nested too deeply for the kernel", []
+    except Exception as e:      # a kernel bug rejects the proof (never proves, never crashes)
+        return f"the kernel failed ({type(e).__name__}: {e})", []
 
 
 KERNEL_ORACLES = frozenset({"oracle:exact-evaluation"})

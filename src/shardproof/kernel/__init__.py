@@ -299,7 +299,9 @@ def type_of(t: T.Term, goal: Goal, local: dict[str, Any]) -> T.Term | None:
         inner = {**local, **{b.name: b.ty for b in t.binders}}
         body = type_of(t.body, goal, inner)
         sizes = [_fin_size(b.ty) for b in t.binders]
-        if t.vec is False and None not in sizes and _scalar(body):
+        if any(T.free_names(z) & set(inner) for z in sizes if z is not None):
+            return None                  # a range that depends on a bound index
+        if getattr(t, "vec", None) is False and None not in sizes and _scalar(body):
             return None                  # the type checker makes this a vector: never a map
         if isinstance(t, T.Sum) or t.vec is not False:
             if None in sizes or not _scalar(body):
@@ -359,6 +361,10 @@ def _applied(d: Any, args: tuple[T.Term, ...], goal: Goal, local: dict) -> T.Ter
         if _apply(T.Arrow(subst(pty, m), NAT), a, goal, local) is None:
             return None
         m[p] = a
+    for _, h in d.hyps:                           # its obligations (`castIdx` needs a = b)
+        h = subst(h, m)
+        if not (h.op == "=" and _holds(arith.sizes_equal, h.lhs, h.rhs) or size_fact(h, goal)):
+            return None
     rest = d.params[len(args):]
     ty = subst(d.ret, m)
     for pty in reversed(d.ptypes[len(args):]):
@@ -397,17 +403,31 @@ def same_type(a: Any, b: Any, top: bool = True) -> bool:
     return a == b
 
 
+def _binder_named(t: T.Term, goal: Goal, names: set[str] = frozenset()) -> str | None:
+    """A binder in ``t`` named like a global (δ finds globals by name, so it would be unfolded
+    as one: a definition's body may bind a name declared as a global after it) or in ``names``."""
+    todo = [t]
+    while todo:
+        u = todo.pop()
+        todo.extend(kids(u))
+        for b in getattr(u, "binders", ()):
+            if b.name in names or goal.decls.get(b.name) is not None:
+                return b.name
+    return None
+
+
+def no_global_binder(t: T.Term, goal: Goal) -> None:
+    name = _binder_named(t, goal)
+    if name is not None:
+        raise Rejected(f"a binder is named like the global `{name}`, which δ would take it for")
+
+
 def check_instance(goal: Goal, name: str, declared: dict, inst: dict, btypes: dict) -> None:
     """Each instance has its variable's declared type (``btypes``: binders above the place),
     and binds no name that means something else here (δ finds globals by name)."""
     for v, val in inst.items():
-        todo = [val]
-        while todo:
-            u = todo.pop()
-            todo.extend(kids(u))
-            clash = {b.name for b in getattr(u, "binders", ())} & (set(goal.types) | set(btypes))
-            if clash or any(goal.decls.get(b.name) for b in getattr(u, "binders", ())):
-                raise Rejected(f"the instance of `{v}` of `{name}` rebinds a name in use")
+        if _binder_named(val, goal, set(goal.types) | set(btypes)):
+            raise Rejected(f"the instance of `{v}` of `{name}` rebinds a name in use")
         want, got = declared.get(v), type_of(val, goal, btypes)
         want = subst(want, inst) if want is not None else None
         if not (want is not None and same_type(got, want)):
@@ -472,7 +492,7 @@ def discharge(h: T.Term, how: str, goal: Goal) -> None:
         ok = gh is not None and defeq(h, gh, goal.decls, [20000])
         why = f"hypothesis `{how[4:]}` is not the instance required"
     elif how == "defeq" and eq:
-        ok = defeq(beta(body.lhs), beta(body.rhs), goal.decls, [20000])
+        ok = not any(goal.decls.get(b.name) for b in binders) and defeq(beta(body.lhs), beta(body.rhs), goal.decls, [20000])
         why = "the two sides are not definitionally equal"
     elif how == "sizes" and eq and not binders:
         ok = _holds(arith.sizes_equal, body.lhs, body.rhs)
@@ -521,6 +541,8 @@ def rewrite(goal: Goal, step: dict[str, Any]) -> T.Term:
         check_instance(goal, name, declared, inst, btypes)
         if rule_names & bound:                    # there they would mean the bound variable
             raise Rejected(f"`{min(rule_names & bound)}` of `{name}` is bound at {path}")
+        if any(goal.decls.get(n) is not None for n in bound):     # δ would take it for that
+            raise Rejected(f"a name bound at {path} is also a global's")
         scope = set(goal.types) | bound | set(goal.hyps) | {"Fin", "Vec", "Nat", "ℝ"}
         for v in inst.values():
             for n in T.free_names(v) - scope:
@@ -558,6 +580,7 @@ def equations(s: T.Term) -> list[T.Term]:
 
 def close(goal: Goal) -> None:
     """A ``defeq`` step: each equation of the goal holds by definitional equality."""
+    no_global_binder(goal.stmt, goal)
     for s in equations(goal.stmt):
         if not (isinstance(s, T.Cmp) and s.op == "="):
             raise Rejected(f"cannot close a statement of the form `{type(s).__name__}`")
@@ -640,6 +663,9 @@ def replay(goal: Goal, trace: list[dict[str, Any]], oracles: frozenset[str] = fr
                     raise Rejected(f"the oracle `{step.get('oracle')}` is not allowed")
                 if not (isinstance(goal.stmt, T.Cmp) and goal.stmt.op == "≠"):
                     raise Rejected("an exact witness shows a `≠`, not this statement")
+                if T.free_names(goal.stmt) and all(_scalar(type_of(x, goal, {})) == "nat"
+                                                   for x in (goal.stmt.lhs, goal.stmt.rhs)):
+                    raise Rejected("a `≠` between sizes is a statement for all sizes")
                 used.add(step["oracle"])
             else:
                 raise Rejected(f"unknown rule `{rule}`")

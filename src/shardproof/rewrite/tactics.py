@@ -568,7 +568,21 @@ def rewrite_once(goal: Goal, rule: RwRule, prove_eq=None,
     return None
 
 
+def _global_binder(t: T.Term, genv: GlobalEnv) -> bool:
+    """Some binder in ``t`` or around it is named like a global (a definition's body may bind
+    a name declared as a global after it: `∀ (zr : ℝ), kr 5 = zr` before `def zr := 0`)."""
+    todo = [t]
+    while todo:
+        u = todo.pop()
+        if any(genv.get(b.name) is not None for b in getattr(u, "binders", ())):
+            return True
+        todo.extend(c for c in u.children() if not isinstance(c, T.Binder))
+    return False
+
+
 def close_by_defeq(goal: Goal, fuel: int = 20000) -> bool:
+    if _global_binder(goal.stmt, goal.genv):   # δ finds globals by name: it would unfold one
+        return False
     stmt = goal.stmt
     parts = [stmt]
     out = True
