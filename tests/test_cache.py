@@ -86,3 +86,82 @@ def test_every_edit_of_a_declaration_changes_the_keys_that_depend_on_it(tmp_path
         keys[k] = theorem_key(g, lf.env, "opts")
     assert keys["again"] == keys["same"]
     assert len({keys[k] for k in variants}) == len(variants), keys
+
+
+# ---- a cache that cannot be used: ignored, or an input error — never a crash
+
+def _check(root: Path, *extra: str) -> int:
+    return cli.main(["check", "--no-times", "--search-seconds", "0.5", *extra, str(root)])
+
+
+def test_a_corrupt_cache_file_is_ignored_and_rewritten(tmp_path, capsys):
+    """The cache only saves time: a file of the wrong shape is read as empty, a malformed
+    record is a miss (re-checked, then overwritten), without a message."""
+    import json
+
+    (tmp_path / "lemmas").mkdir()
+    root = _root(tmp_path / "lemmas", DEFS_TRUE)
+    cache = tmp_path / "cache"
+    assert _check(root, "--cache-dir", str(cache)) == 0
+    expected = capsys.readouterr().out
+    (key,) = json.loads((cache / "verdicts.json").read_text())["verdicts"]
+    good = json.loads((cache / "verdicts.json").read_text())["verdicts"][key]
+    corrupt = [
+        [1, 2],
+        {"format": 2, "verdicts": []},
+        {"format": 2, "verdicts": {key: "junk"}},
+        {"format": 2, "verdicts": {key: {"bogus": 1}}},
+        {"format": 2, "verdicts": {key: {"name": "x"}}},
+        {"format": 2, "verdicts": {key: {**good, "name": "another"}}},
+        {"format": 2, "verdicts": {key: {**good, "verdict": "maybe"}}},
+        {"format": 2, "verdicts": {key: {**good, "lemmas": [["not", "a", "name"]]}}},
+        {"format": 2, "verdicts": {key: {**good, "trace": ["not a step"]}}},
+    ]
+    for data in corrupt:
+        (cache / "verdicts.json").write_text(json.dumps(data))
+        assert _check(root, "--cache-dir", str(cache)) == 0, data
+        out, err = capsys.readouterr()
+        assert out == expected and err == "", data
+        saved = json.loads((cache / "verdicts.json").read_text())["verdicts"][key]
+        assert {**saved, "seconds": 0} == {**good, "seconds": 0}, data    # rewritten
+
+
+def test_a_cache_or_report_directory_that_is_a_file_is_an_input_error(tmp_path, capsys):
+    (tmp_path / "lemmas").mkdir()
+    root = _root(tmp_path / "lemmas", DEFS_TRUE)
+    taken = tmp_path / "taken"
+    taken.write_text("not a directory")
+    for args, phrase in [
+        (["check", "--cache-dir", str(taken)], f"the cache directory {taken} exists and is not"),
+        (["check", "--cache-dir", str(taken / "sub")],            # found only when saving
+         f"cannot write the cache {taken / 'sub' / 'verdicts.json'}"),
+        (["report", "--no-cache", "-o", str(taken)],
+         f"the report directory {taken} exists and is not"),
+        (["report", "--no-cache", "-o", str(taken / "sub")],
+         f"cannot write the report to {taken / 'sub'}"),
+    ]:
+        assert cli.main([*args, "--search-seconds", "0.5", str(root)]) == 2, args
+        _out, err = capsys.readouterr()
+        assert f"shardproof: error: {phrase}" in err, err
+        assert "internal error" not in err and "Traceback" not in err
+    assert taken.read_text() == "not a directory"
+
+
+def test_the_ci_recipe_caches_the_directory_it_restores(tmp_path, monkeypatch, capsys):
+    """docs/ci.md: the `--cache-dir` of the check step must write into the `path:` that the
+    `actions/cache` step saves and restores (`--cache-dir DIR` writes `DIR/verdicts.json`)."""
+    import re
+    import shlex
+
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "ci.md").read_text()
+    saved = re.search(r"uses: actions/cache@\S+\n\s+with:\n\s+path: (\S+)", doc).group(1)
+    run = re.search(r"run: (shardproof check .*--cache-dir.*)", doc).group(1)
+    args = shlex.split(run)
+    cache_dir = args[args.index("--cache-dir") + 1]
+    (tmp_path / "lemmas").mkdir()
+    _root(tmp_path / "lemmas", DEFS_TRUE)
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["check", "--search-seconds", "0.5", "--cache-dir", cache_dir,
+                     "lemmas/"]) == 0
+    capsys.readouterr()
+    assert (tmp_path / saved / "verdicts.json").is_file()

@@ -9,7 +9,11 @@ a Python traceback.  Each must also be fast: a malformed file is never a reason 
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 
@@ -65,6 +69,20 @@ CASES = [
          "a.lemma:1:47", "not valid UTF-8 (byte 0xe9)"),
     Case("one_megabyte_line", {"a.lemma": H + "x" + " + x" * (BIG // 4) + " = x\n"},
          "a.lemma:1:20001", "line 1 is too long", "t"),
+    Case("unicode_digit", {"a.lemma": "theorem t (s : ℝ) : s + ١ = s + 1\n"},
+         "a.lemma:1:25", "unexpected character '١'", "t"),      # not read as `1`
+    Case("unicode_digit_in_a_decimal", {"a.lemma": "theorem t (s : ℝ) : s + 0.٥ = s\n"},
+         "a.lemma:1:26", "unexpected `.`", "t"),
+    Case("cr_only_line_endings",
+         {"a.lemma": b"/-! h -/\r\r/-- d -/\rtheorem c3 (x : Real) :\r    x = y := by norm\r"},
+         "a.lemma:1:9", "a carriage return (CR) that is not part of a CRLF line ending"),
+    Case("lone_cr_inside_a_line", {"a.lemma": H + "x = x\r+ x\n"},
+         "a.lemma:1:40", "a carriage return (CR)", "t"),
+    Case("crlf_line_endings", {"a.lemma": ("/-! h -/\r\n" + H + "\r\n    y = x\r\n").encode()},
+         "a.lemma:3:5", "unknown name `y`", "t"),
+    Case("form_feed_in_a_comment_is_not_a_line_break",
+         {"a.lemma": "-- a\x0c b \u2028 c\n" + H + "y = x\n"},
+         "a.lemma:2:35", "unknown name `y`", "t"),
     Case("nested_too_deeply", {"a.lemma": "theorem t (s : ℝ) : " + "sqrt (" * 120 + "s"
                                + ")" * 120 + " = s\n"},
          "a.lemma:1:597", "nested too deeply", "t"),
@@ -162,10 +180,12 @@ CASES = [
 
 
 def _source_line(files: dict[str, str | bytes], path: str, line: int) -> str:
+    """Line ``line`` as the lexer counts lines: at `\n` only (not at a form feed or U+2028, as
+    ``str.splitlines`` would), without a CRLF's `\r`, and up to a lone `\r` (which is an error)."""
     data = files[path]
     text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
-    lines = text.splitlines()
-    return lines[line - 1] if line <= len(lines) else ""
+    lines = text.split("\n")
+    return lines[line - 1].removesuffix("\r").split("\r")[0] if line <= len(lines) else ""
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
@@ -247,3 +267,62 @@ def test_debug_shows_the_traceback(tmp_path, monkeypatch, capsys) -> None:
     assert cli.main(["check", "--debug", "a.lemma"]) == 2
     _out, err = capsys.readouterr()
     assert "Traceback" in err and "a.lemma:1:35: error: unknown name `rleu`" in err
+
+
+# ---- input the checker must neither crash on nor hang on, though it is not malformed
+
+SIZE_EQUATIONS = """\
+theorem selfsub (a : Nat) (h : a = a + 1) (x : Vec a) : x = x := by norm
+theorem selfsub_false (a : Nat) (h : a = a + 1) (x : Vec a) : x = x + x := by norm
+theorem refl (a : Nat) (h : a = a) (x : Vec a) : x = x := by norm
+theorem cyc (a b : Nat) (h1 : a = b) (h2 : b = a) (x : Vec a) (y : Vec b) : x = y := by norm
+theorem cyc_true (a b : Nat) (h1 : a = b) (h2 : b = a) (x : Vec a) : x = x := by norm
+theorem twice (a b : Nat) (h1 : a = b) (h2 : a = 3) (x : Vec a) (y : Vec b) : x = y := by norm
+theorem twice_index (a b : Nat) (h1 : a = b) (h2 : a = 3) (x : Vec a) : x 2 = x 2 := by norm
+"""
+
+
+def test_size_equations_that_mention_their_own_size(tmp_path, monkeypatch, capsys) -> None:
+    """`a = a + 1`, `a = a`, or `a = b` with `b = a` are hypotheses, not substitutions (they
+    used to recurse without end); `a = b` then `a = 3` ties both sizes to 3 for the type checker
+    and the search alike, and a counterexample satisfies every hypothesis."""
+    (tmp_path / ".lemmaroot").write_text("")
+    (tmp_path / "a.lemma").write_text(SIZE_EQUATIONS, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    code = cli.main(["check", "--format", "json", "--search-seconds", "0.3", "a.lemma"])
+    out, err = capsys.readouterr()
+    assert code == 1, (out, err)
+    assert "internal error" not in err and "Traceback" not in err
+    got = {r["name"]: r for r in map(json.loads, out.splitlines())}
+    verdicts = {name: r["verdict"] for name, r in got.items()}
+    # No natural a has a = a + 1: the theorems are vacuous, never refuted.
+    assert verdicts["selfsub"] == "proved"
+    assert verdicts["selfsub_false"] != "refuted"
+    assert verdicts["refl"] == verdicts["twice_index"] == "proved"
+    assert verdicts["cyc_true"] != "refuted"  # (the kernel replay may not follow the cycle)
+    assert verdicts["cyc"] == verdicts["twice"] == "refuted"
+    sizes = got["cyc"]["counterexample"]["assignment"]["sizes"]
+    assert sizes["a"] == sizes["b"]
+    assert got["twice"]["counterexample"]["assignment"]["sizes"] == {"a": 3, "b": 3}
+
+
+def _run_cli(args: list[str], cwd) -> subprocess.CompletedProcess[str]:
+    """The command in a child process: a hang is a timeout, not a stuck test run."""
+    def limit_memory() -> None:  # reading /dev/zero must fail fast, not exhaust the machine
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+
+    return subprocess.run([sys.executable, "-m", "shardproof", *args], cwd=cwd, text=True,
+                          capture_output=True, timeout=30, preexec_fn=limit_memory, check=False)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs (POSIX)")
+def test_special_files_are_input_errors(tmp_path) -> None:
+    """A FIFO used to block the read forever and `/dev/zero` to end in a MemoryError: only
+    regular files are read, and never more than the size limit."""
+    os.mkfifo(tmp_path / "pipe.lemma")
+    for path in ("pipe.lemma", "/dev/zero"):
+        r = _run_cli(["check", "--no-cache", path], tmp_path)
+        assert r.returncode == 2, (r.stdout, r.stderr)
+        assert "error: not a regular file" in r.stderr and "Traceback" not in r.stderr
+        assert r.stderr.startswith(os.path.relpath(tmp_path / path, tmp_path) + ":1:1: error: ")

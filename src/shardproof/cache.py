@@ -18,6 +18,7 @@ from typing import Any
 
 from . import __version__
 from . import terms as T
+from .errors import ShardproofError
 from .pretty import pretty
 from .types import GlobalDecl, GlobalEnv
 
@@ -110,7 +111,13 @@ def theorem_key(g: GlobalDecl, env: GlobalEnv, options_fingerprint: str,
 
 
 class VerdictCache:
-    """A JSON file of verdicts, ``<directory>/verdicts.json`` (default ``.shardproof-cache``)."""
+    """A JSON file of verdicts, ``<directory>/verdicts.json`` (default ``.shardproof-cache``).
+
+    The cache only saves time, so a file that cannot be used — unreadable, not JSON, another
+    format, or the wrong shape — is ignored without a word, as if it were empty, and rewritten on
+    the next save; a single malformed record is a miss (see ``Checker.check_theorem``).  A
+    directory that cannot hold the file is an input error, reported before any checking.
+    """
 
     def __init__(self, directory: Path | str) -> None:
         self.dir = Path(directory)
@@ -118,13 +125,17 @@ class VerdictCache:
         self.data: dict[str, Any] = {}
         self.new: dict[str, Any] = {}
         self.dirty = False
+        if self.dir.exists() and not self.dir.is_dir():
+            raise ShardproofError(f"the cache directory {self.dir} exists and is not a "
+                                  "directory (choose another --cache-dir, or --no-cache)")
         if self.file.is_file():
             try:
                 loaded = json.loads(self.file.read_text(encoding="utf-8"))
             except (OSError, ValueError):
                 loaded = {}
-            if isinstance(loaded, dict) and loaded.get("format") == CACHE_FORMAT:
-                self.data = loaded.get("verdicts", {})
+            verdicts = loaded.get("verdicts") if isinstance(loaded, dict) else None
+            if isinstance(verdicts, dict) and loaded.get("format") == CACHE_FORMAT:
+                self.data = verdicts
 
     def get(self, key: str) -> dict[str, Any] | None:
         return self.data.get(key)
@@ -137,9 +148,13 @@ class VerdictCache:
     def save(self) -> None:
         if not self.dirty:
             return
-        self.dir.mkdir(parents=True, exist_ok=True)
         tmp = self.file.with_suffix(f".tmp{os.getpid()}")
-        tmp.write_text(json.dumps({"format": CACHE_FORMAT, "verdicts": self.data},
-                                  sort_keys=True), encoding="utf-8")
-        os.replace(tmp, self.file)
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(json.dumps({"format": CACHE_FORMAT, "verdicts": self.data},
+                                      sort_keys=True), encoding="utf-8")
+            os.replace(tmp, self.file)
+        except OSError as exc:  # a read-only or missing place: an input error, not a crash
+            raise ShardproofError(f"cannot write the cache {self.file}: "
+                                  f"{exc.strerror or exc}") from None
         self.dirty = False

@@ -175,9 +175,8 @@ class Checker:
 
             from .cache import theorem_key
             key = theorem_key(g, lf.env, self.options.fingerprint())
-            rec = self.cache.get(key)
-            if rec is not None and self._cited_still_proved(rec, lf):
-                v = Verdict(**rec)
+            v = _verdict_from_record(self.cache.get(key), g.name)
+            if v is not None and self._cited_still_proved(v, lf):
                 v.cached = True
                 v.file = lf.path
                 v.line = g.span.line if g.span else 0
@@ -198,13 +197,41 @@ class Checker:
             self.cache.put(key, rec)
         return v
 
-    def _cited_still_proved(self, rec: dict[str, Any], lf: LoadedFile) -> bool:
+    def _cited_still_proved(self, cached: Verdict, lf: LoadedFile) -> bool:
         return all((v := self.verdict_of(lf.env.get(n))) is not None and v.verdict == "proved"
-                   for n in rec.get("lemmas", []))
+                   for n in cached.lemmas)
 
     def save_cache(self) -> None:
         if self.cache is not None:
             self.cache.save()
+
+
+# The JSON types of a cached record's fields (None: the field may be null).
+_RECORD_FIELDS: dict[str, tuple[type, ...]] = {
+    "name": (str,), "file": (str,), "line": (int,), "verdict": (str,), "seconds": (int, float),
+    "rules": (list,), "lemmas": (list,), "oracles": (list,), "kernel": (list,), "trace": (list,),
+    "counterexample": (dict, type(None)), "reason": (str, type(None)),
+    "residual": (str, type(None)), "doc": (str, type(None)), "replayed": (bool, type(None)),
+}
+
+
+def _verdict_from_record(rec: Any, name: str) -> Verdict | None:
+    """A cached record as a Verdict, or None (a miss) when it is not one that `check_theorem`
+    wrote for theorem ``name``: the cache file may be truncated, hand-edited or corrupt."""
+    if not isinstance(rec, dict) or rec.get("name") != name \
+            or rec.get("verdict") not in ("proved", "refuted", "unknown"):
+        return None
+    for k, types in _RECORD_FIELDS.items():
+        if k in rec and not isinstance(rec[k], types):
+            return None
+    if not all(isinstance(x, str) for k in ("rules", "lemmas", "oracles", "kernel")
+               for x in rec.get(k, ())) or \
+            not all(isinstance(step, dict) for step in rec.get("trace", ())):
+        return None
+    try:
+        return Verdict(**rec)
+    except TypeError:  # a missing or an unknown field
+        return None
 
 
 _CALM = [0]            # how many fewer_full_collections() blocks are open

@@ -435,7 +435,10 @@ def _cmd_check(s: _Session) -> int:
     if files and len(files) > 1 and s.err.isatty() and not args.quiet and args.format == "text":
         print("\r\033[K", end="", file=s.err, flush=True)
     elapsed = s.secs(time.perf_counter() - t0)
-    s.checker.save_cache()
+    try:
+        s.checker.save_cache()
+    except ShardproofError as exc:  # the cache cannot be written: say so, keep the verdicts
+        s.report_error(exc)
     if args.format == "text":
         summary = f"{counts['proved']} proved, {counts['refuted']} refuted, " \
                   f"{counts['unknown']} unknown"

@@ -9,6 +9,7 @@ is elaborated in order by :class:`~shardproof.types.Elaborator`.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -16,7 +17,7 @@ from pathlib import Path
 
 from . import terms as T
 from .errors import ImportError_, NameError_, ShardproofError, Span, TypeError_
-from .syntax import decode_source, parse_module
+from .syntax import decode_source, parse_module, source_lines
 from .types import (Ctx, Elaborator, FinT, GlobalDecl, GlobalEnv, NatT, Param, PropT, Ty,
                     check_binder_name)
 
@@ -76,12 +77,12 @@ class Library:
             raise ImportError_("import cycle: " + " → ".join(
                 self.display(Path(c)) for c in cycle), via)
         if text is None:
-            data = p.read_bytes()
+            data = _read_source(p, shown)
             if len(data) > MAX_FILE_BYTES:
-                raise ShardproofError(f"file too large ({len(data)} bytes; the limit is "
-                                      f"{MAX_FILE_BYTES})", Span(shown, 1, 1))
+                raise ShardproofError(f"file too large (more than the limit of "
+                                      f"{MAX_FILE_BYTES} bytes)", Span(shown, 1, 1))
             text = decode_source(data, shown)
-        self.sources[shown] = text.splitlines()
+        self.sources[shown] = source_lines(text)
         module = parse_module(text, shown)
         self._loading.append(key)
         try:
@@ -99,7 +100,7 @@ class Library:
                                              f"{g.path}, which this file imports: one name, one "
                                              "declaration", d.span)
                         env.add(g)
-            lf = LoadedFile(shown, module, env, imports=imports, lines=text.splitlines())
+            lf = LoadedFile(shown, module, env, imports=imports, lines=source_lines(text))
             elaborate_module(lf, self)
         finally:
             self._loading.pop()
@@ -117,6 +118,29 @@ class Library:
                                f"{self.display(target)} under the lemma root "
                                f"{self.display(self.root)})", imp.span)
         return target
+
+
+def _read_source(p: Path, shown: str) -> bytes:
+    """At most MAX_FILE_BYTES + 1 bytes of a regular file (enough to tell that it is too large).
+
+    A FIFO would block the read forever and `/dev/zero` never ends: only regular files are read.
+    The file is opened without blocking and checked on the open descriptor (no race with a
+    rename between a check and the open).
+    """
+    try:
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except OSError as exc:
+        raise ShardproofError(f"cannot read {shown}: {exc.strerror or exc}",
+                              Span(shown, 1, 1)) from None
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ShardproofError("not a regular file (a device, a FIFO or a socket): only "
+                                  "regular files are read", Span(shown, 1, 1))
+        try:
+            return f.read(MAX_FILE_BYTES + 1)
+        except OSError as exc:
+            raise ShardproofError(f"cannot read {shown}: {exc.strerror or exc}",
+                                  Span(shown, 1, 1)) from None
 
 
 def _param_kind(ty: Ty) -> str:
@@ -252,14 +276,51 @@ def _is_prop_type(t: T.Term) -> bool:
 
 
 def _add_size_equality(prop: T.Term, ctx: Ctx) -> None:
-    """A hypothesis `a = b` between sizes: later types are compared with ``a := b``."""
-    if isinstance(prop, T.Cmp) and prop.op == "=":
-        lt = ctx.locals.get(prop.lhs.name) if isinstance(prop.lhs, T.Var) else None
-        rt = ctx.locals.get(prop.rhs.name) if isinstance(prop.rhs, T.Var) else None
-        if isinstance(lt, NatT) and prop.lhs != prop.rhs:
-            ctx.subst = ctx.subst + ((prop.lhs.name, prop.rhs),)
-        elif isinstance(rt, NatT):
-            ctx.subst = ctx.subst + ((prop.rhs.name, prop.lhs),)
+    """A hypothesis `a = b` between sizes: later types are compared with ``a := b``.
+
+    ``ctx.subst`` is applied recursively (``arith.to_ipoly``, the normaliser, the sampler), so it
+    must stay acyclic with one tie per name.  A size already tied is followed to the size it
+    stands for (`a = b` then `a = 3` ties `b := 3`), and a tie whose right side mentions its left
+    side once the earlier ties are applied (`a = a + 1`, `a = b` then `b = a`) is not added: the
+    hypothesis is still a hypothesis, checked wherever the others are, just not a substitution.
+    """
+    if not (isinstance(prop, T.Cmp) and prop.op == "="):
+        return
+    tied = dict(ctx.subst)
+    for side, other in ((prop.lhs, prop.rhs), (prop.rhs, prop.lhs)):
+        name = _untied_size(side, tied, ctx)
+        if name is not None and name not in _resolved_names(other, tied):
+            ctx.subst = ctx.subst + ((name, other),)
+            return
+
+
+def _untied_size(t: T.Term, tied: dict[str, T.Term], ctx: Ctx) -> str | None:
+    """The size variable ``t`` stands for after following ties `a := b` between variables, if
+    that variable is not tied yet (else None: there is nothing to orient the equation on)."""
+    seen: set[str] = set()
+    while isinstance(t, T.Var) and t.name in tied and t.name not in seen:
+        seen.add(t.name)
+        t = tied[t.name]
+    if isinstance(t, T.Var) and t.name not in tied and isinstance(ctx.locals.get(t.name), NatT):
+        return t.name
+    return None
+
+
+def _resolved_names(t: T.Term, tied: dict[str, T.Term]) -> set[str]:
+    """The free names of ``t`` once the ties are applied (the occurs check of a new tie)."""
+    out: set[str] = set()
+    seen: set[str] = set()
+    todo = list(T.free_names(t))
+    while todo:
+        n = todo.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        if n in tied:
+            todo.extend(T.free_names(tied[n]))
+        else:
+            out.add(n)
+    return out
 
 
 @lru_cache(maxsize=1)

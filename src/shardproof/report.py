@@ -36,6 +36,7 @@ from urllib.parse import quote
 from . import __version__
 from . import terms as T
 from .check import Checker, Options, Report, Verdict, lemma_files
+from .errors import ShardproofError
 from .library import LoadedFile
 from .pretty import pretty
 from .types import GlobalDecl
@@ -107,15 +108,21 @@ def build_report_and_verdicts(paths: Iterable[str | Path], out_dir: str | Path,
                               options: Options | None = None) -> tuple[Path, Report]:
     """:func:`build_report`, also returning the verdicts (a :class:`~shardproof.check.Report`
     over every file of the site, imports included) so a caller can choose an exit status."""
-    site = _collect([str(p) for p in paths], options)
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    if out.exists() and not out.is_dir():  # said before checking, not after
+        raise ShardproofError(f"the report directory {out} exists and is not a directory")
+    site = _collect([str(p) for p in paths], options)
     pages: dict[str, str] = {"index.html": _index_page(site)}
     for f in site.files:
         pages[f.page] = _file_page(site, f)
-    _remove_stale(out, set(pages))
-    for name in sorted(pages):
-        (out / name).write_text(pages[name], encoding="utf-8", newline="\n")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        _remove_stale(out, set(pages))
+        for name in sorted(pages):
+            (out / name).write_text(pages[name], encoding="utf-8", newline="\n")
+    except OSError as exc:  # read-only, a file in the way: an input error, not a crash
+        raise ShardproofError(f"cannot write the report to {exc.filename or out}: "
+                              f"{exc.strerror or exc}") from None
     verdicts = [site.verdicts[g.name] for f in site.files for g in f.lf.own
                 if g.kind == "theorem" and g.name in site.verdicts]
     return out / "index.html", Report(verdicts, [f.rel for f in site.files])

@@ -539,12 +539,39 @@ def decode_source(data: bytes, path: str) -> str:
         shown = data[line_start: line_end if line_end >= 0 else len(data)]
         raise ParseError(f"the file is not valid UTF-8 (byte 0x{data[exc.start]:02x})",
                          Span(path, line, col, line, col + 1),
-                         source_line=shown.decode("utf-8", errors="replace")) from None
+                         source_line=shown.decode("utf-8", errors="replace").removesuffix("\r")
+                         ) from None
+
+
+def source_lines(text: str) -> list[str]:
+    """The lines of a source as the lexer counts them (positions, carets, the lines shown).
+
+    Lines end at `\n` only (the `\r` of a CRLF is dropped).  ``str.splitlines`` also breaks at
+    a form feed, U+2028 and other separators, which are whitespace or comment text to the lexer:
+    the line shown under an error after one of them would not be the line of the error.
+    """
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()  # as splitlines: no empty line after the last line break
+    return [ln.removesuffix("\r") for ln in lines]
+
+
+_LONE_CR = re.compile(r"\r(?!\n)")
 
 
 def parse_module(text: str, path: str = "<input>") -> T.Module:
     """Parse a whole `.lemma` file into a :class:`~shardproof.terms.Module`."""
-    lines = text.splitlines()
+    lines = source_lines(text)
+    cr = _LONE_CR.search(text)
+    if cr is not None:
+        # Lines end at `\n` (LF or CRLF).  A lone `\r` (classic Mac OS line endings) is
+        # whitespace to the lexer: every position after it would be on the wrong line.
+        line, col = _line_col(text, cr.start())
+        shown = lines[line - 1].split("\r")[0] if line <= len(lines) else ""
+        raise ParseError("a carriage return (CR) that is not part of a CRLF line ending: lines "
+                         "must end with LF or CRLF (convert classic Mac OS line endings)",
+                         Span(path, line, col, line, col + 1), source_line=shown,
+                         theorem=_decl_at(text, cr.start()))
     if not any(ln.strip() for ln in lines):
         raise ParseError("the file is empty: expected `import`, `def`, `theorem` or `/-! … -/`",
                          Span(path, 1, 1, 1, 1), source_line="")
@@ -613,7 +640,7 @@ def _check_nesting(tree: Tree, text: str, path: str) -> None:
             meta = node.meta
             line = getattr(meta, "line", 1)
             col = getattr(meta, "column", 1)
-            lines = text.splitlines()
+            lines = source_lines(text)
             raise ParseError(f"the expression is nested too deeply (more than {MAX_NESTING} "
                              "levels): name a part of it with a `def`",
                              Span(path, line, col, line, col + 1),
@@ -692,7 +719,7 @@ def _comment_message(text: str, pos: int) -> str:
 
 
 def _convert(exc: UnexpectedInput, text: str, path: str) -> ParseError:
-    lines = text.splitlines()
+    lines = source_lines(text)
     line = getattr(exc, "line", 1) or 1
     col = getattr(exc, "column", 1) or 1
     pos = getattr(exc, "pos_in_stream", None)
