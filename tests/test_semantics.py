@@ -9,6 +9,7 @@ search on true and false statements.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 import time
 from pathlib import Path
 
@@ -774,3 +775,54 @@ theorem mean_const_pos (R N : Nat) (hR : 0 < R) (v : Vec N) (x : Fin R → Vec N
     cx = find_counterexample(g, lf.env, budget_seconds=3.0)
     assert cx is not None and cx.assignment.sizes["R"] == 0
     assert find_counterexample(lf.env.get("mean_const_pos"), lf.env, budget_seconds=0.5) is None
+
+
+LATE = """
+theorem late (a b c d e f g : Nat) (x : ℝ) (hx : 0 < x) :
+    (if 2 < a ∧ 2 < b ∧ 2 < c ∧ 2 < d ∧ 2 < e ∧ 2 < f ∧ 2 < g then x else 0) = 0 := by norm
+"""
+
+
+def test_the_search_budget_is_work_not_time(tmp_path, monkeypatch):
+    """The budget was wall-clock time, so a counterexample found late in the schedule (here
+    after thousands of draws) was `refuted` on an idle machine and `unknown` on a busy one
+    (eighth review).  It is now evaluation work: a clock 100× slower changes nothing, and the
+    clock is only a safety net that says when it stopped the search."""
+    from shardproof import semantics
+    g = load(tmp_path, LATE).env.get("late")
+    env = load(tmp_path, LATE).env
+    cx = find_counterexample(g, env, budget_seconds=2.0)
+    assert cx is not None
+    ticks = iter(range(10**9))
+    monkeypatch.setattr(semantics.time, "monotonic", lambda: next(ticks) * 0.05)
+    monkeypatch.setattr(semantics, "CLOCK_SAFETY", 1e9)
+    again = find_counterexample(g, env, budget_seconds=2.0)
+    assert again is not None and again.assignment.to_dict() == cx.assignment.to_dict()
+    monkeypatch.setattr(semantics, "CLOCK_SAFETY", 0.0)      # the safety net, and its note
+    notes: list[str] = []
+    assert find_counterexample(g, env, budget_seconds=2.0, notes=notes) is None
+    assert notes == [semantics.CLOCK_NOTE]
+
+
+def test_exact_arithmetic_refuses_what_would_not_end(tmp_path):
+    """exp of exp of … and huge powers ran for minutes (or crashed with OverflowError) in exact
+    mode; a numeral past float range crashed float mode; `Vec 1000000000` was allocated before
+    its size was looked at (eighth review).  Each now ends: refused with a reason, or ±inf."""
+    from shardproof import semantics
+    with pytest.raises(EvalError, match="exp of a value above"):
+        semantics._e_exp(arith.to_exact(10**5))
+    with pytest.raises(EvalError, match="bits"):
+        semantics._e_pow(arith.to_exact(2.5), 10**20)
+    assert semantics._e_pow(arith.to_exact(2.5), 3) == arith.to_exact(15.625)
+    assert semantics._FLOAT.num(Fraction(10**400)) == np.inf
+    lf = load(tmp_path, """
+theorem bigvec (v : Vec 1000000000) : v = v + v := by norm
+theorem tower (x : ℝ) : exp (exp (exp (exp (exp x)))) / exp (exp (exp (exp (exp x)))) = 2 := by norm
+theorem huge (x : ℝ) : 10000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000 * x = 0 := by norm
+""")
+    notes: list[str] = []
+    assert find_counterexample(lf.env.get("bigvec"), lf.env, notes=notes) is None
+    assert "1,000,000,000 entries" in notes[0]
+    cx = find_counterexample(lf.env.get("tower"), lf.env, budget_seconds=1.0)
+    assert cx is None or cx.assignment.reals["x"] < 0     # refused where exp⁵ x is astronomical
+    assert find_counterexample(lf.env.get("huge"), lf.env, budget_seconds=1.0) is not None

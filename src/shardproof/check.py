@@ -191,7 +191,8 @@ class Checker:
         v.doc = g.doc
         self.verdicts[g.name] = v
         self._decl_of[g.name] = g
-        if self.cache is not None and key is not None:
+        from .semantics import CLOCK_NOTE        # an answer the clock cut short is not kept
+        if self.cache is not None and key is not None and CLOCK_NOTE not in (v.reason or ""):
             rec = asdict(v)
             rec.pop("cached", None)
             self.cache.put(key, rec)

@@ -199,7 +199,10 @@ class _FloatBackend:
         return a.astype(np.float64)
 
     def num(self, v: Fraction) -> np.ndarray:
-        return np.asarray(float(v))
+        try:
+            return np.asarray(float(v))
+        except OverflowError:                # a numeral past float range: ±inf, as numpy would
+            return np.asarray(np.inf if v > 0 else -np.inf)
 
     def div(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         out = np.zeros(np.broadcast_shapes(a.shape, b.shape))
@@ -246,7 +249,24 @@ def _e_sqrt(x: Any) -> Any:
 
 
 def _e_exp(x: Any) -> Any:
-    return arith.exact_exp(arith.to_exact(x))
+    e = arith.to_exact(x)
+    if arith.exact_sign(e - EXP_LIMIT) > 0:     # exp of exp of …: sympy's digits never end
+        raise EvalError(f"exp of a value above {EXP_LIMIT} is not evaluated exactly")
+    return arith.exact_exp(e)
+
+
+def _e_pow(x: Any, k: int) -> Any:
+    e = arith.to_exact(x)
+    bits = e.p.bit_length() + e.q.bit_length() if e.is_Rational else 64
+    if bits * k > POWER_BITS:                   # (5/2) ^ 10²⁰, or ((x ^ 64) ^ 64) ^ 64 …
+        raise EvalError(f"a power with more than {POWER_BITS:,} bits is not evaluated exactly")
+    return e ** k
+
+
+# Bounds on exact arithmetic, so that an evaluation ends: exp of a large argument and a large
+# power are refused (the search then moves on, and says nothing about that data).
+EXP_LIMIT = 10_000
+POWER_BITS = 1 << 22
 
 
 def _e_cmp(op: str) -> Callable[[Any, Any], bool]:
@@ -259,6 +279,7 @@ def _e_cmp(op: str) -> Callable[[Any, Any], bool]:
 _U_DIV = np.frompyfunc(_e_div, 2, 1)
 _U_SQRT = np.frompyfunc(_e_sqrt, 1, 1)
 _U_EXP = np.frompyfunc(_e_exp, 1, 1)
+_U_POW = np.frompyfunc(_e_pow, 2, 1)
 _U_EXACT = np.frompyfunc(arith.to_exact, 1, 1)
 _U_CMP = {op: np.frompyfunc(_e_cmp(op), 2, 1) for op in ("=", "≠", "<", "≤", ">", "≥")}
 
@@ -295,7 +316,7 @@ class _ExactBackend:
         return _obj(_U_EXP(a))
 
     def power(self, a: np.ndarray, k: int) -> np.ndarray:
-        return _obj(a ** k)
+        return _obj(_U_POW(a, k))
 
     def cmp(self, op: str, a: np.ndarray, b: np.ndarray, tol: bool) -> np.ndarray:
         return np.asarray(_U_CMP[op](a, b), dtype=bool)
@@ -415,6 +436,13 @@ def _key(a: Any) -> tuple:
 # =========================================================================== the evaluator
 
 
+# The evaluation work done so far in this process (COST_PER_NODE for each term evaluated, plus
+# one per entry it computes).  The counterexample search's budget is counted in this work, not
+# in seconds, so that its verdict does not depend on the machine or its load.
+WORK = [0]
+COST_PER_NODE = 16
+
+
 class _Ev:
     """One evaluation context: the global environment, the mode, the live index axes, a cache.
 
@@ -479,7 +507,9 @@ class _Ev:
         m = getattr(self, "_ev_" + type(t).__name__, None)
         if m is None:
             raise EvalError(f"`{pretty(t)}` has no numeric meaning")
-        return m(t, loc)
+        v = m(t, loc)
+        WORK[0] += COST_PER_NODE + (v.arr.size if isinstance(v, Val) else 0)
+        return v
 
     def prop(self, t: T.Term, loc: dict) -> Val:
         v = self.ev(t, loc)
@@ -1512,17 +1542,40 @@ def find_counterexample(g: GlobalDecl, env: GlobalEnv, *, budget_seconds: float 
     """Search for an assignment refuting theorem ``g`` (for a `≠` statement: a witness).
 
     Deterministic: sizes in a fixed order (smallest first), a few data draws per size from
-    seeded generators.  Candidates are found in float mode and returned only once the exact
-    evaluation of the same data agrees, so rounding never produces a refutation.  The clock is
-    checked between evaluations; None when nothing was found within ``budget_seconds`` or the
-    data is too large to evaluate (``notes`` then says so).
+    seeded generators, and a budget of evaluation WORK (``budget_seconds`` × WORK_PER_SECOND,
+    about that many seconds on the reference machine), so the same input gets the same answer
+    on any machine under any load.  Candidates are found in float mode and returned only once
+    the exact evaluation of the same data agrees, so rounding never produces a refutation.
+    None when nothing was found within the budget or the data is too large to evaluate
+    (``notes`` then says so).  The clock is only a safety net (CLOCK_SAFETY × the budget, read
+    between evaluations); when it stops the search, ``notes`` says so — that answer may differ
+    on a faster machine.
     """
-    deadline = time.monotonic() + budget_seconds
+    budget = (WORK[0] + int(budget_seconds * WORK_PER_SECOND),
+              time.monotonic() + CLOCK_SAFETY * budget_seconds)
     plan = _plan(g)
     if witness is None:
         witness = is_negative_statement(g)
     with np.errstate(all="ignore"):  # exp may overflow to inf: a value, not an error
-        return _search(g, env, plan, witness, deadline, seed, notes)
+        return _search(g, env, plan, witness, budget, seed, notes)
+
+
+# The search's budget: evaluation work per nominal second (measured on the reference 2-core
+# machine: bench/ and docs/semantics.md), and the wall-clock safety net, a multiple of it.
+WORK_PER_SECOND = 4_000_000
+CLOCK_SAFETY = 10.0
+CLOCK_NOTE = "the search stopped at its wall-clock safety limit (this answer may differ on " \
+             "a faster machine)"
+
+
+def _spent(budget: tuple[int, float], notes: list[str] | None) -> bool:
+    """Is the search's budget spent?  (Work first; the clock only as a safety net.)"""
+    if WORK[0] >= budget[0]:
+        return True
+    if time.monotonic() >= budget[1]:
+        _note(notes, CLOCK_NOTE)
+        return True
+    return False
 
 
 
@@ -1553,18 +1606,40 @@ def _note(notes: list[str] | None, text: str) -> None:
         notes.append(text)
 
 
+def _entries_to_draw(g: GlobalDecl, plan: _Plan, sizes: dict[str, int]) -> int:
+    """How many data entries ``g``'s binders take at these sizes, counted before any is drawn
+    (`Vec 1000000000` would otherwise be allocated first: 8 GB); 0 when it cannot be told."""
+    try:
+        sz, n = _resolve_sizes(plan, sizes), 0
+        for _, ty in g.binders:
+            if isinstance(ty, VecT):
+                n += _size_of_ty(ty, sz)
+            elif isinstance(ty, FunT) and isinstance(ty.dom, FinT):
+                n += _size_of_ty(ty.dom, sz) * (_size_of_ty(ty.cod, sz)
+                                                if isinstance(ty.cod, VecT) else 1)
+        return n
+    except (EvalError, KeyError, arith.NotASize):
+        return 0
+
+
 def _elements(a: Assignment) -> int:
     return sum(int(np.size(v)) for v in a.tensors.values()) + \
         sum(int(np.size(x)) for fam in a.families.values() for x in fam)
 
 
-def _search(g: GlobalDecl, env: GlobalEnv, plan: _Plan, witness: bool, deadline: float,
-            seed: int, notes: list[str] | None = None) -> Counterexample | None:
+def _search(g: GlobalDecl, env: GlobalEnv, plan: _Plan, witness: bool,
+            budget: tuple[int, float], seed: int, notes: list[str] | None = None
+            ) -> Counterexample | None:
     for ci, sizes in enumerate(_size_schedule(g, plan)):
         for di, data in enumerate(_DRAWS):
-            if time.monotonic() >= deadline:
+            if _spent(budget, notes):
                 return None
             rng = np.random.default_rng([seed, ci, di])
+            if _entries_to_draw(g, plan, sizes) > FLOAT_ELEMENTS:
+                _note(notes, f"no counterexample search: at the smallest sizes its data has "
+                             f"{_entries_to_draw(g, plan, sizes):,} entries (the search "
+                             f"evaluates up to {FLOAT_ELEMENTS:,})")
+                return None
             try:
                 base = _draw_base(g, env, plan, sizes, rng, data)
                 if base is None:
@@ -1582,7 +1657,8 @@ def _search(g: GlobalDecl, env: GlobalEnv, plan: _Plan, witness: bool, deadline:
                 break
             if hit is None:
                 continue
-            if time.monotonic() >= deadline:
+            if time.monotonic() >= budget[1]:     # a candidate is re-checked whatever its work
+                _note(notes, CLOCK_NOTE)
                 return None
             if _elements(base) > EXACT_ELEMENTS:
                 _note(notes, f"a candidate counterexample was found in floating point, but its "
