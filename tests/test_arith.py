@@ -73,6 +73,11 @@ def test_exact_sign_decides_or_says_it_cannot() -> None:
     assert arith.exact_sign(d - sympy.sqrt(2)) == -1
     zero = sympy.sqrt(2 + sympy.sqrt(3)) - (sympy.sqrt(6) + sympy.sqrt(2)) / 2
     assert arith.exact_sign(zero) == 0
-    e300 = sympy.Rational(1, 10 ** 300)
-    with pytest.raises(arith.UndecidedSign):
-        arith.exact_sign(sympy.sqrt(2) * e300 - sympy.sqrt(2) * e300 * (1 + e300))
+    e300 = sympy.Rational(1, 10 ** 300)           # −√2·10⁻⁶⁰⁰: sympy's digits are relative
+    assert arith.exact_sign(sympy.sqrt(2) * e300 - sympy.sqrt(2) * e300 * (1 + e300)) == -1
+    # 0, though sympy's 60-digit `N` once said "-0.e+22" (no correct digit) and its sign was
+    # read: only guaranteed digits are read now, and 0 is shown by `equals(0)`
+    big = sympy.exp(500) * ((1 + sympy.sqrt(2)) ** 3 - (7 + 5 * sympy.sqrt(2)))
+    assert arith.exact_sign(big) == 0
+    with pytest.raises(arith.UndecidedSign):         # too close to call: an error, no guess
+        arith.exact_sign(big + sympy.Rational(1, 10 ** 40))

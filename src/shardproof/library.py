@@ -260,11 +260,30 @@ def elaborate_decl(d: T.Decl, env: GlobalEnv, el: Elaborator, path: str) -> Glob
                           doc=d.doc, span=d.span, path=path, decl=d, ret_ty=ret_ty)
     if isinstance(d, T.Theorem):
         stmt = el.prop(d.stmt, ctx)
+        _check_proof_names(d, {h for h, _ in hyps}, env)
         return GlobalDecl(d.name, "theorem", tuple(params), None, stmt=stmt,
                           binders=tuple(binders), hyps=tuple(hyps), doc=d.doc, span=d.span,
                           path=path, decl=d, proof=d.proof, size_subst=ctx.subst,
                           cmp_types=dict(el.cmp_types))
     raise AssertionError(d)  # pragma: no cover
+
+
+def _check_proof_names(d: T.Theorem, hyps: set[str], env: GlobalEnv) -> None:
+    """Every tactic of a proof is known and every name it cites is in scope (as in Lean, an
+    unknown or later-declared name is an error in the file, not an unproved theorem)."""
+    for step in d.proof.steps if d.proof is not None else ():
+        if step.tactic not in ("norm", "rw", "unfold", "witness"):
+            raise NameError_(f"unknown tactic `{step.tactic}` (expected norm, rw [..], "
+                             "unfold [..] or witness)", step.span)
+        for nm in step.names:
+            g = env.get(nm.name)
+            if step.tactic == "unfold" and (g is None or g.kind != "def"):
+                raise NameError_(f"`{nm.name}` is not a definition in scope (unfold [..] "
+                                 "takes definitions)", nm.span)
+            if step.tactic != "unfold" and nm.name not in hyps and (g is None or
+                                                                   g.kind != "theorem"):
+                raise NameError_(f"`{nm.name}` is neither a hypothesis of `{d.name}` nor a "
+                                 "theorem declared before it", nm.span)
 
 
 def _is_prop_syntax(t: T.Term) -> bool:
