@@ -67,7 +67,10 @@ def _common_options() -> argparse.ArgumentParser:
     p.add_argument("--no-replay", action="store_true",
                    help="do not replay proofs in the kernel (faster, less trusted)")
     p.add_argument("--search-seconds", type=float, default=Options.search_seconds, metavar="S",
-                   help="counterexample search budget per theorem (default: %(default)s)")
+                   help="counterexample search budget per theorem, in nominal seconds: "
+                        "counted as evaluation work (about that many seconds on a 2-core "
+                        "reference machine), so the verdict is the same on any machine "
+                        "(default: %(default)s)")
     p.add_argument("--seed", type=int, default=Options.seed, metavar="N",
                    help="seed of the counterexample search (default: %(default)s)")
     p.add_argument("--cache-dir", default=None, metavar="DIR",
