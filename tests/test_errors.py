@@ -81,6 +81,13 @@ CASES = [
     Case("theorem_in_unfold", {"a.lemma": "theorem u (x : ℝ) : x = x := by norm\n"
                                           "theorem t (x : ℝ) : x = x := by unfold [u]\n"},
          "a.lemma:2:41", "`u` is not a definition in scope", "t"),
+    # an obligation `{h : a = b}` of a partially applied definition was checked by nobody
+    # (ninth review: a read out of range was then "proved" with --no-replay)
+    Case("obligation_of_a_partial_application",
+         {"a.lemma": "def g (a b : Nat) {h : a = b} (x : Vec a) : ℝ := ∑ (i : Fin b), x i\n"
+                     "def app (f : Nat → Vec 1 → ℝ) (x : Vec 1) : ℝ := f 2 x\n"
+                     "theorem t (x : Vec 1) : app (g 1) x = x 0 := by norm\n"},
+         "a.lemma:3:30", "applied partially before its condition `a = b`", "t"),
     Case("unicode_digit", {"a.lemma": "theorem t (s : ℝ) : s + ١ = s + 1\n"},
          "a.lemma:1:25", "unexpected character '١'", "t"),      # not read as `1`
     Case("unicode_digit_in_a_decimal", {"a.lemma": "theorem t (s : ℝ) : s + 0.٥ = s\n"},
@@ -338,3 +345,41 @@ def test_special_files_are_input_errors(tmp_path) -> None:
         assert r.returncode == 2, (r.stdout, r.stderr)
         assert "error: not a regular file" in r.stderr and "Traceback" not in r.stderr
         assert r.stderr.startswith(os.path.relpath(tmp_path / path, tmp_path) + ":1:1: error: ")
+
+
+def test_what_once_crashed_or_hung_now_ends(tmp_path, monkeypatch, capsys) -> None:
+    """Ninth review: a 1,300-file import chain (RecursionError), a 5,000-digit numeral and an
+    exact counterexample of 31,000 digits (Python's int/str cap), 400 nested definitions in
+    the search's evaluator (RecursionError), a product squared 2³² times through definitions
+    (exact arithmetic never ended), ∑ over Fin 15000 × Fin 15000 (9 GB).  Each ends: an input
+    error at the `import`, or a verdict whose reason says what stopped it."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".lemmaroot").write_text("")
+    (tmp_path / "m0.lemma").write_text("theorem th0 (x : ℝ) : x = x := by norm\n")
+    for i in range(1, 260):
+        (tmp_path / f"m{i}.lemma").write_text(f"import m{i - 1}\n")
+    assert cli.main(["check", "--no-cache", "m259.lemma"]) == 2
+    _out, err = capsys.readouterr()
+    assert "imports nested more than 200 files deep" in err and "Traceback" not in err
+    big = "9" * 5000
+    defs = "".join(f"def e{i} (x : ℝ) : ℝ := e{i - 1} x + 1\n" for i in range(1, 400))
+    sq = "".join(f"def s{i} (x : ℝ) : ℝ := s{i - 1} (s{i - 1} x)\n" for i in range(1, 6))
+    (tmp_path / "t.lemma").write_text(
+        f"theorem big (x : ℝ) : x * {big} = x * {big} := by norm\n"
+        "def d0 (x : ℝ) : ℝ := x * x\n"
+        + "".join(f"def d{i} (x : ℝ) : ℝ := d{i - 1} (d{i - 1} x)\n" for i in range(1, 5))
+        + "theorem w (x : ℝ) : d4 x ≠ 0 := by witness (x := 3)\n"
+        "def e0 (x : ℝ) : ℝ := x + 1\n" + defs
+        + "theorem c2 (x : ℝ) : e399 x = x + 401 := by norm\n"
+        "def s0 (x : ℝ) : ℝ := x * x\n" + sq
+        + "theorem h2 (x : ℝ) : s5 x ≠ 0 := by witness (x := 1.5)\n"
+        "theorem grid (x : ℝ) : (∑ (i : Fin 15000) (j : Fin 15000), if i < j then x else 0) = x"
+        " := by norm\n")
+    code = cli.main(["check", "--no-cache", "--search-seconds", "1", "t.lemma"])
+    out, err = capsys.readouterr()
+    assert code in (0, 1) and "Traceback" not in err + out and "internal error" not in err
+    verdicts = dict(line.split()[:2][::-1] for line in out.splitlines()
+                    if line.split()[:1] in (["proved"], ["refuted"], ["unknown"]))
+    assert verdicts["big"] == "proved" and verdicts["w"] == "proved"
+    assert verdicts["h2"] == "unknown" and "bits is not evaluated exactly" in out
+    assert verdicts["grid"] == "unknown" and verdicts["c2"] != "proved"

@@ -14,6 +14,14 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+import sys as _sys
+
+# Numerals of a lemma file may have thousands of digits, and exact counterexamples print
+# rationals such as 3^65536: Python's 4300-digit cap on int ↔ str turned both into tracebacks.
+# The sizes involved are bounded elsewhere (file and line limits, POWER_BITS in the semantics).
+if hasattr(_sys, "set_int_max_str_digits"):
+    _sys.set_int_max_str_digits(0)
+
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover

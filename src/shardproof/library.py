@@ -72,6 +72,8 @@ class Library:
         if key in self.files:
             return self.files[key]
         shown = self.display(p)
+        if len(self._loading) >= MAX_IMPORT_DEPTH:    # each level is a Python frame
+            raise ImportError_(f"imports nested more than {MAX_IMPORT_DEPTH} files deep", via)
         if key in self._loading:
             cycle = self._loading[self._loading.index(key):] + [key]
             raise ImportError_("import cycle: " + " → ".join(
@@ -118,6 +120,9 @@ class Library:
                                f"{self.display(target)} under the lemma root "
                                f"{self.display(self.root)})", imp.span)
         return target
+
+
+MAX_IMPORT_DEPTH = 200
 
 
 def _read_source(p: Path, shown: str) -> bytes:

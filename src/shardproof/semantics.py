@@ -25,6 +25,7 @@ value the assignment does not give, a binder type we cannot sample).
 from __future__ import annotations
 
 import itertools
+import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -236,6 +237,8 @@ def _sign(e: Any) -> int:
 
 def _e_div(x: Any, y: Any) -> Any:
     ex, ey = arith.to_exact(x), arith.to_exact(y)
+    if _bits(ex) + _bits(ey) > POWER_BITS:
+        raise EvalError(f"a quotient with more than {POWER_BITS:,} bits is not evaluated exactly")
     if _sign(ey) == 0:
         return arith.to_exact(0)
     return ex / ey
@@ -257,10 +260,20 @@ def _e_exp(x: Any) -> Any:
 
 def _e_pow(x: Any, k: int) -> Any:
     e = arith.to_exact(x)
-    bits = e.p.bit_length() + e.q.bit_length() if e.is_Rational else 64
-    if bits * k > POWER_BITS:                   # (5/2) ^ 10²⁰, or ((x ^ 64) ^ 64) ^ 64 …
+    if _bits(e) * k > POWER_BITS:                   # (5/2) ^ 10²⁰, or ((x ^ 64) ^ 64) ^ 64 …
         raise EvalError(f"a power with more than {POWER_BITS:,} bits is not evaluated exactly")
     return e ** k
+
+
+def _e_mul(x: Any, y: Any) -> Any:
+    a, b = arith.to_exact(x), arith.to_exact(y)
+    if _bits(a) + _bits(b) > POWER_BITS:         # x ↦ x·x, 256 times through definitions
+        raise EvalError(f"a product with more than {POWER_BITS:,} bits is not evaluated exactly")
+    return a * b
+
+
+def _bits(e: Any) -> int:
+    return e.p.bit_length() + e.q.bit_length() if e.is_Rational else 64
 
 
 # Bounds on exact arithmetic, so that an evaluation ends: exp of a large argument and a large
@@ -280,6 +293,7 @@ _U_DIV = np.frompyfunc(_e_div, 2, 1)
 _U_SQRT = np.frompyfunc(_e_sqrt, 1, 1)
 _U_EXP = np.frompyfunc(_e_exp, 1, 1)
 _U_POW = np.frompyfunc(_e_pow, 2, 1)
+_U_MUL = np.frompyfunc(lambda x, y: _e_mul(x, y), 2, 1)
 _U_EXACT = np.frompyfunc(arith.to_exact, 1, 1)
 _U_CMP = {op: np.frompyfunc(_e_cmp(op), 2, 1) for op in ("=", "≠", "<", "≤", ">", "≥")}
 
@@ -441,6 +455,7 @@ def _key(a: Any) -> tuple:
 # in seconds, so that its verdict does not depend on the machine or its load.
 WORK = [0]
 COST_PER_NODE = 16
+WORK_LIMIT = [float("inf")]      # set by the search while it runs
 
 
 class _Ev:
@@ -500,6 +515,7 @@ class _Ev:
             x = x.reshape(x.shape + (1,) * (ty - tx))
         elif ty < tx:
             y = y.reshape(y.shape + (1,) * (tx - ty))
+        _fits(x.shape, y.shape)
         return x, y, D
 
     # ---- dispatch
@@ -509,6 +525,8 @@ class _Ev:
             raise EvalError(f"`{pretty(t)}` has no numeric meaning")
         v = m(t, loc)
         WORK[0] += COST_PER_NODE + (v.arr.size if isinstance(v, Val) else 0)
+        if WORK[0] > WORK_LIMIT[0]:              # one evaluation can be long: the budget, here
+            raise EvalError("the search's work budget ran out inside one evaluation")
         return v
 
     def prop(self, t: T.Term, loc: dict) -> Val:
@@ -661,7 +679,7 @@ class _Ev:
         elif op == "-":
             r = x - y
         elif op in ("*", "•"):
-            r = x * y
+            r = _U_MUL(x, y) if self.be.exact else x * y
         elif op == "/":
             r = self.be.div(x, y)
         else:
@@ -809,6 +827,7 @@ class _Ev:
         x, y = _pad(x, D, D2), _pad(y, D, D2)
         cond = _pad(c.arr, c.depth, D2)
         cond = cond.reshape(cond.shape + (1,) * (x.ndim - D2))
+        _fits(cond.shape, x.shape, y.shape)
         return Val(np.where(cond, x, y), D2, kind)
 
     # ---- assignment and export
@@ -1281,8 +1300,13 @@ def counterexample_at(g: GlobalDecl, env: GlobalEnv, assignment: Assignment,
     The theorem's free indices (`r : Fin R`) not mentioned by a hypothesis are tried at every
     value; the first instance found is reported, as :func:`find_counterexample` does.
     """
-    with np.errstate(all="ignore"):
-        return _locate(g, env, assignment, mode, is_negative_statement(g))
+    try:
+        with np.errstate(all="ignore"):
+            return _locate(g, env, assignment, mode, is_negative_statement(g))
+    except RecursionError:
+        raise EvalError("the statement is nested too deeply to evaluate") from None
+    except MemoryError:
+        raise EvalError("the statement's arrays do not fit in memory") from None
 
 
 def sample_assignment(g: GlobalDecl, env: GlobalEnv, sizes: dict[str, int],
@@ -1556,8 +1580,18 @@ def find_counterexample(g: GlobalDecl, env: GlobalEnv, *, budget_seconds: float 
     plan = _plan(g)
     if witness is None:
         witness = is_negative_statement(g)
-    with np.errstate(all="ignore"):  # exp may overflow to inf: a value, not an error
-        return _search(g, env, plan, witness, budget, seed, notes)
+    WORK_LIMIT[0] = budget[0]
+    try:
+        with np.errstate(all="ignore"):  # exp may overflow to inf: a value, not an error
+            return _search(g, env, plan, witness, budget, seed, notes)
+    except RecursionError:
+        _note(notes, "no counterexample search: the statement is nested too deeply to evaluate")
+        return None
+    except MemoryError:
+        _note(notes, "no counterexample search: its arrays do not fit in memory")
+        return None
+    finally:
+        WORK_LIMIT[0] = float("inf")
 
 
 # The search's budget: evaluation work per nominal second (measured on the reference 2-core
@@ -1599,6 +1633,14 @@ def _nat_checked(r: np.ndarray, approx: np.ndarray) -> np.ndarray:
 # to EXACT_ELEMENTS entries.  Past either, the search stops and says why (`notes`).
 FLOAT_ELEMENTS = 200_000
 EXACT_ELEMENTS = 50_000
+ARRAY_CELLS = 32_000_000         # one array the evaluator would form (∑ over Fin 15000 × Fin 15000)
+
+
+def _fits(*shapes: tuple[int, ...]) -> None:
+    """Refuse to form an array past ARRAY_CELLS entries (index axes broadcast against data)."""
+    n = math.prod(np.broadcast_shapes(*shapes))
+    if n > ARRAY_CELLS:
+        raise EvalError(f"an array of {n:,} entries is not evaluated (up to {ARRAY_CELLS:,})")
 
 
 def _note(notes: list[str] | None, text: str) -> None:

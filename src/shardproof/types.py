@@ -635,8 +635,12 @@ class Elaborator:
         for p in g.params:
             if p.kind == "hyp":
                 prop = subst_term(p.ty_term, mapping)
-                if not (set(T.free_names(prop)) & {q.name for q in remaining}):
-                    self.discharge(prop, ctx, head, g)
+                if set(T.free_names(prop)) & {q.name for q in remaining}:
+                    # nothing would check it when the rest arrives (`app (g 1)` with `f 2 x`)
+                    raise _err(f"`{g.name}` is applied partially before its condition "
+                               f"`{pretty(p.ty_term)}` can be checked; give all its arguments",
+                               head, ctx)
+                self.discharge(prop, ctx, head, g)
         full = tuple(out_args[p.name] for p in g.params if p.name in out_args)
         term: T.Term = head if not full else T.App(head, full, span=span)
         if g.kind == "def" or g.kind == "opaque":

@@ -324,7 +324,7 @@ def type_of(t: T.Term, goal: Goal, local: dict[str, Any]) -> T.Term | None:
     if isinstance(t, T.Ite):
         a, b = type_of(t.then, goal, local), type_of(t.els, goal, local)
         if _scalar(a) and _scalar(b):
-            return NAT if _scalar(a) == _scalar(b) == "nat" else REAL
+            return REAL                             # as the type checker has it
         return a if a is not None and same_type(a, b, False) else None
     return None
 
@@ -626,6 +626,17 @@ RULES = {
 }
 
 
+class _Scoped:
+    """The globals with the theorem's own names hidden: a variable `zr` is never the global
+    `zr` that a later declaration of the file introduces (δ finds globals by name)."""
+
+    def __init__(self, decls: Any, hidden: set[str]) -> None:
+        self.decls, self.hidden = decls, hidden
+
+    def get(self, name: str) -> Any:
+        return None if name in self.hidden else self.decls.get(name)
+
+
 def replay(goal: Goal, trace: list[dict[str, Any]], oracles: frozenset[str] = frozenset()
            ) -> list[str]:
     """Replay ``trace`` on ``goal``; returns what the proof rests on: the kernel rules and
@@ -635,6 +646,7 @@ def replay(goal: Goal, trace: list[dict[str, Any]], oracles: frozenset[str] = fr
     """
     used: set[str] = set()
     closed = False
+    goal.decls = _Scoped(goal.decls, set(goal.types) | set(goal.hyps))
     for k, step in enumerate(trace):
         rule = step.get("rule")
         try:
