@@ -157,8 +157,8 @@ def var_function(name: str, ty: Any, fam: tuple[IPoly, ...], nz: Normaliser,
             def g(x: Any) -> Any:
                 args = got + [x]
                 if k + 1 == len(doms):
-                    return OpT(nz, name, (), [(f"x{i}", a, doms[i]) for i, a in
-                                              enumerate(args)], None, out)
+                    return OpT(nz, name, fam, [(f"x{i}", a, doms[i]) for i, a in
+                                               enumerate(args)], None, out)   # member `fam`
                 return curry(k + 1, args)
             return FVal("tensor", g)
         return curry(0, [])

@@ -538,7 +538,9 @@ class Normaliser:
             if kind == "real":
                 args = tuple(local[p.name] for p in params if p.kind != "size")
                 self.ctx.use(f"opaque:{g.name}", None)
-                return Poly.atom(Fn(g.name, tuple(_as_poly(a) for a in args)))
+                # the size arguments too: `g 1 x` and `g 2 x` are different values
+                return Poly.atom(Fn(g.name, tuple(bound_as_poly(z) for z in sizes) +
+                                    tuple(_as_poly(a) for a in args)))
             size_env = {p.name: local[p.name] for p in params if p.kind == "size"}
             targs = []
             for p in params:

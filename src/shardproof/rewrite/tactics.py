@@ -416,18 +416,20 @@ def discharge(h: T.Term, goal: Goal, rule: RwRule, sub: dict[str, T.Term],
     # 2. An equation that holds by β/δ once its left side is evaluated (binds the right side's
     #    leftover variables by matching).
     if isinstance(body, T.Cmp) and body.op == "=":
-        local = {b.name for b in binders}
-        lhs_i = beta(subst_capture_free(body.lhs, {k: v for k, v in sub.items()
-                                                   if k not in local}))
+        # the hypothesis's own ∀-names, renamed apart from the instance's free names (a bound
+        # `r` once became the goal's `r` here, and `fun s => g r` "matched" `e r`)
+        fresh = {b.name: T.Var(f"{b.name}@d{k}") for k, b in enumerate(binders)}
+        eq = subst_capture_free(body, fresh)
+        local = {v.name for v in fresh.values()}
+        lhs_i = beta(subst_capture_free(eq.lhs, {k: v for k, v in sub.items()
+                                                 if k not in local}))
         s2 = dict(sub)
-        for k in local:
-            s2.pop(k, None)
-        pvars = (rule.vars - local) | set()
-        if match(body.rhs, lhs_i, pvars, s2, goal.genv, rule.size_vars):
+        pvars = rule.vars - local
+        if match(eq.rhs, lhs_i, pvars, s2, goal.genv, rule.size_vars):
             sub.update({k: v for k, v in s2.items() if k not in local})
             return "by β/δ (definitional)", "defeq"
-        rhs_i = beta(subst_capture_free(body.rhs, {k: v for k, v in sub.items()
-                                                   if k not in local}))
+        rhs_i = beta(subst_capture_free(eq.rhs, {k: v for k, v in sub.items()
+                                                 if k not in local}))
         if defeq(lhs_i, rhs_i, goal.genv, [5000]):
             return "by β/δ (definitional)", "defeq"
     # 3. Size facts: `0 < R`, `a = b` between sizes.
