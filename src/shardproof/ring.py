@@ -28,6 +28,26 @@ from .rewrite.ipoly import IPoly
 
 IDEMPOTENT = ("pos", "ieq", "ilt")          # indicator atoms: [c]² = [c]
 
+# An atom is hashed, compared and ordered as a tree, though its parts are shared (a value used
+# twice in each of K nested ops makes 2^K nodes): past this many it is refused, so the work
+# stays bounded.  The library's largest atom has 247 nodes.
+MAX_ATOM_NODES = 50_000
+
+
+class TooLarge(ArithmeticError):
+    """An atom past MAX_ATOM_NODES (the kernel refuses the step)."""
+
+
+def nodes(x: Any, cap: int = MAX_ATOM_NODES) -> int:
+    """The nodes of an atom's tree, counted up to just past ``cap``."""
+    n, todo = 0, [x]
+    while todo and n <= cap:
+        u = todo.pop()
+        n += 1
+        if type(u) is tuple:
+            todo.extend(u)
+    return n
+
 
 def srt(xs: Any) -> tuple:
     """A canonical order for monomials and polynomial keys (by ``repr``: deterministic)."""
@@ -56,6 +76,8 @@ class RPoly:
 
     @staticmethod
     def atom(a: tuple, e: int = 1) -> RPoly:
+        if nodes(a) > MAX_ATOM_NODES:
+            raise TooLarge(f"an atom of more than {MAX_ATOM_NODES:,} nodes")
         return RPoly({((a, e),): Fraction(1)})
 
     def __add__(self, o: RPoly) -> RPoly:

@@ -686,6 +686,8 @@ def replay(goal: Goal, trace: list[dict[str, Any]], oracles: frozenset[str] = fr
             raise Rejected(f"step {k + 1} ({rule}): {e}") from None
         except (KeyError, TypeError) as e:
             raise Rejected(f"step {k + 1} ({rule}): malformed step ({e!r})") from None
+        except ArithmeticError as e:              # an oracle's bound (ring.TooLarge)
+            raise Rejected(f"step {k + 1} ({rule}): {e}") from None
     if not closed:
         raise Rejected("the trace ends before the goal is closed")
     return sorted(used)

@@ -42,6 +42,10 @@ class Atom:
     tag = "?"
 
     def _finish(self, key: tuple, fv: frozenset[str], height: int) -> None:
+        if self.tag > "2" and key_nodes(key) > MAX_KEY_NODES:
+            from .normalize import EngineGap
+            raise EngineGap(f"a term whose key has more than {MAX_KEY_NODES:,} nodes (a value "
+                            "used several times inside nested ops or inverses)")
         self.key = key
         self.fv = fv
         self.height = height
@@ -480,6 +484,23 @@ class Poly:
 
 
 MAX_POWER = 64
+# A key is hashed and compared as a tree, though its parts are shared: `g x y (g x y (… z))`
+# with `u` twice in each `g` doubles it at every level.  The library's largest has 569 nodes.
+MAX_KEY_NODES = 50_000
+
+
+def key_nodes(key: tuple, cap: int = MAX_KEY_NODES) -> int:
+    """The nodes of a key's tree, counted up to just past ``cap`` (so the count itself is
+    bounded)."""
+    n, todo = 0, [key]
+    while todo and n <= cap:
+        u = todo.pop()
+        n += 1
+        if type(u) is tuple:
+            todo.extend(u)
+    return n
+
+
 MAX_TERMS = 200_000
 MAX_PRODUCT = 100_000            # term pairs in one product (the library's largest: 6)
 
