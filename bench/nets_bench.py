@@ -3,7 +3,7 @@
 Per net:
 
 * **symbolic**: a fresh checker proves everything the net needs — the SyncKit, the network ops
-  (`nets/ops.lemma`), the net's block templates (`nets/blocks_<family>*.lemma`) and the net's
+  (`nets/ops.lemma`), the net's block templates (`nets/blocks/<T>.lemma`) and the net's
   own files (T2, T3 and the smoothed-CE corollary).  Reported split into `shared` (kit + ops,
   loaded and proved once per run of `shardproof check lemmas/`), `templates` and `net`;
   `symbolic` = templates + net (the per-net cost once the kit is loaded) and `symbolic_cold`

@@ -9,8 +9,9 @@ covers **every** `def` of
 * the prelude (``src/shardproof/prelude/*.lemma``),
 * the kit (``lemmas/kit/*.lemma``),
 * the network op layer (``lemmas/nets/ops.lemma``; the generated block templates
-  ``lemmas/nets/blocks/`` are out of scope: their record fields and compositions are checked
-  end to end by the parity harness of ``tests/test_nets.py``),
+  ``lemmas/nets/blocks/`` are out of scope: their record fields, forwards and input backwards
+  are compared with the parity harness's independent numpy interpreter by
+  ``tests/test_nets.py::test_block_templates_agree_with_the_parity_interpreter``),
 
 enumerated from the library, so a new `def` without a reference here fails
 :func:`test_every_definition_has_a_reference`.  Each definition is applied (through

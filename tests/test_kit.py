@@ -102,8 +102,9 @@ KIT = _load_kit()
 BY_NAME = {g.name: (f, g, env) for f, g, env in KIT}
 def _net_level(f: Path) -> bool:
     """A whole-network file (`lemmas/nets/<net>.lemma`): its equations are at 224×224 and real
-    widths, checked numerically by the parity harness (`tests/test_nets.py`) instead; the
-    block templates (`nets/blocks/`) and `nets/ops.lemma` stay in this sweep."""
+    widths, too large for this sweep (the parity harness checks the nets numerically, but as an
+    independent numpy program, not these equations); the block templates (`nets/blocks/`) and
+    `nets/ops.lemma` stay in this sweep."""
     rel = Path(f).resolve().relative_to(LEMMAS)
     return rel.parts[0] == "nets" and len(rel.parts) == 2 and rel.name != "ops.lemma"
 
