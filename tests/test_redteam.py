@@ -115,6 +115,13 @@ theorem bad_member (f : Fin 2 → Vec 1 → Vec 1) (x : Vec 1) : f 0 x = f 1 x :
 theorem good_member (R : Nat) (f : Fin R → Vec 1 → Vec 1) (x : Vec 1) (r : Fin R) :
     f r x = f r x := by norm
 """,
+    # Engine-only (eleventh review): a cited lemma's `0 < R` at the instance `R := R * 0` was
+    # discharged as "a monomial of nonzero sizes" (the numeral 0 was not looked at).
+    "zero_factor": """
+theorem inv_mul_R' (R : Nat) (hR : 0 < R) (v : ℝ) : 1 / R * (R * v) = v := by norm
+theorem inv_mul_zero (R : Nat) (hR : 0 < R) (v : ℝ) : 1 / (R * 0) * ((R * 0) * v) = v := by
+  rw [inv_mul_R']
+""",
 }
 # True statements the counterexample search once "refuted" (a hypothesis over reals checked at
 # one sample): they must never come out `refuted`.
@@ -128,7 +135,7 @@ theorem true_exp (x : ℝ) : exp 500 * ((1 + sqrt 2) ^ 3 - (7 + 5 * sqrt 2)) + x
 theorem true_big (x : ℝ) : (1 + sqrt 2) ^ 3 * 10 ^ 60 * 10 ^ 60 * 10 ^ 60 * 10 ^ 20 -
     (7 + 5 * sqrt 2) * 10 ^ 60 * 10 ^ 60 * 10 ^ 60 * 10 ^ 20 = 0 * x := by norm
 """
-FALSE = {"bad_capture", "bad_capture2", "bad_sizes", "bad_member", "every_real_is_zero", "fake_ne_exp", "fake_ne_search", "fake_ne_big", "bad_ite", "fin_oob", "fin_zero", "vec_long", "late_bind", "late_bind2", "bad8", "bad2", "anything", "vac_real", "vac_norm", "pow_ne", "pos_ne", "size_ne", "tiny_sign",
+FALSE = {"inv_mul_zero", "bad_capture", "bad_capture2", "bad_sizes", "bad_member", "every_real_is_zero", "fake_ne_exp", "fake_ne_search", "fake_ne_big", "bad_ite", "fin_oob", "fin_zero", "vec_long", "late_bind", "late_bind2", "bad8", "bad2", "anything", "vac_real", "vac_norm", "pow_ne", "pos_ne", "size_ne", "tiny_sign",
          "tiny_div", "sq_ne", "zero_eq_one", "bad_ne", "clash", "one_eq_zero", "nat_clash", "vec_clash",
          "fin_clash"}
 

@@ -466,7 +466,8 @@ def discharge(h: T.Term, goal: Goal, rule: RwRule, sub: dict[str, T.Term],
 
 
 def _monomial(t: T.Term) -> bool:
-    if isinstance(t, (T.Var, T.Num)):
+    """A product of names and POSITIVE numerals (`R * 0` is no nonzero size, whatever R is)."""
+    if isinstance(t, T.Var) or (isinstance(t, T.Num) and t.value > 0):
         return True
     return isinstance(t, T.BinOp) and t.op == "*" and _monomial(t.lhs) and _monomial(t.rhs)
 
