@@ -341,8 +341,9 @@ def _apply(ty: Any, arg: T.Term, goal: Goal, local: dict) -> T.Term | None:
         else None
     if dom is None:
         return None
-    if _fin_size(dom) is not None:
-        fins = {**goal.fins, **{n: _fin_size(b) for n, b in local.items() if _fin_size(b)}}
+    if _fin_size(dom) is not None:                # (a name bound here is not the goal's)
+        fins = {n: b for n, b in goal.fins.items() if n not in local} | \
+            {n: _fin_size(b) for n, b in local.items() if _fin_size(b)}
         ok = _scalar(type_of(arg, goal, local)) == "nat" and \
             _holds(arith.index_in_range, arg, _fin_size(dom), fins)
     else:
@@ -363,7 +364,8 @@ def _applied(d: Any, args: tuple[T.Term, ...], goal: Goal, local: dict) -> T.Ter
         m[p] = a
     for _, h in d.hyps:                           # its obligations (`castIdx` needs a = b)
         h = subst(h, m)
-        if not (h.op == "=" and _holds(arith.sizes_equal, h.lhs, h.rhs) or size_fact(h, goal)):
+        if not (h.op == "=" and _holds(arith.sizes_equal, h.lhs, h.rhs) or
+                size_fact(h, goal, set(local))):
             return None
     rest = d.params[len(args):]
     ty = subst(d.ret, m)
@@ -477,10 +479,11 @@ def positive_sizes(goal: Goal) -> frozenset[str]:
     return frozenset(nonzero_names(list(goal.hyps.values())) & nats)
 
 
-def size_fact(fact: T.Term, goal: Goal) -> bool:
-    """``0 < m`` or ``m ≠ 0`` for a monomial ``m`` of the goal's sizes, each known nonzero."""
+def size_fact(fact: T.Term, goal: Goal, bound: set[str] = frozenset()) -> bool:
+    """``0 < m`` or ``m ≠ 0`` for a monomial ``m`` of the goal's sizes, each known nonzero
+    (``bound``: names bound where the fact is asked, which are not the goal's)."""
     m = _nonzero_monomial(fact)
-    return m is not None and T.free_names(m) <= positive_sizes(goal)
+    return m is not None and T.free_names(m) <= positive_sizes(goal) - bound
 
 
 def discharge(h: T.Term, how: str, goal: Goal) -> None:
@@ -543,6 +546,8 @@ def rewrite(goal: Goal, step: dict[str, Any]) -> T.Term:
             raise Rejected(f"`{min(rule_names & bound)}` of `{name}` is bound at {path}")
         if any(goal.decls.get(n) is not None for n in bound):     # δ would take it for that
             raise Rejected(f"a name bound at {path} is also a global's")
+        if name not in goal.hyps and rule_names & (set(goal.types) | set(goal.hyps)):
+            raise Rejected(f"`{name}` uses a global that a name of the theorem hides")   # δ
         scope = set(goal.types) | bound | set(goal.hyps) | {"Fin", "Vec", "Nat", "ℝ"}
         for v in inst.values():
             for n in T.free_names(v) - scope:
@@ -551,8 +556,9 @@ def rewrite(goal: Goal, step: dict[str, Any]) -> T.Term:
         if not defeq(lhs, sub, goal.decls, [20000]):
             raise Rejected(f"the subterm at {path} is not an instance of `{name}`'s left side")
         for v, size in fins.items():
+            fins_here = {n: b for n, b in goal.fins.items() if n not in bound} | pfins
             if v in inst and not _holds(arith.index_in_range, inst[v], subst(size, inst),
-                                        {**goal.fins, **pfins}, (), positive_sizes(goal)):
+                                        fins_here, (), positive_sizes(goal) - bound):
                 raise Rejected(f"the index `{v}` of `{name}` is not shown in range")
         for hname, hi in hs:
             if T.free_names(hi) & bound:

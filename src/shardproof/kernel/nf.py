@@ -51,7 +51,7 @@ class V:
     how to read it."""
 
     def __init__(self, leaves: list[IPoly], read: Callable[[IPoly], RPoly]) -> None:
-        self.leaves, self.read = leaves, cache(read)    # a function of the index: read once
+        self.leaves, self.read = leaves, read
 
 
 class F:
@@ -277,12 +277,16 @@ class NF:
             if len(sizes) > 1:
                 self.used |= {"kernel:nf-read", "oracle:index-range"}
 
+            @cache                   # one evaluation per entry (its digits: checked in range)
+            def at(ds: tuple[IPoly, ...]) -> RPoly:
+                return self.real(self.ev(t.body, {**env, **dict(zip(names, ds))}))
+
             def read(p: IPoly) -> RPoly:
                 ds = arith.digits(p, sizes, self.bounds, self.nz)
                 if ds is None:
                     raise Unsupported("a digit of a flat index not shown in range")
-                return self.real(self.ev(t.body, {**env, **{b.name: d for b, d in
-                                                             zip(t.binders, ds)}}))
+                return at(tuple(ds))
+            names = [b.name for b in t.binders]
             return V(leaves, read)
         b0, rest = t.binders[0], t.binders[1:]
         dom = self.nat(b0.ty.args[0], env) if _head(b0.ty) == "Fin" else None
