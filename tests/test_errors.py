@@ -88,6 +88,14 @@ CASES = [
                      "def app (f : Nat → Vec 1 → ℝ) (x : Vec 1) : ℝ := f 2 x\n"
                      "theorem t (x : Vec 1) : app (g 1) x = x 0 := by norm\n"},
          "a.lemma:3:30", "applied partially before its condition `a = b`", "t"),
+    # a `≠` between reals is existential only as a whole statement (twelfth review: under ∀ it
+    # was read for all values and a true one, by its own witness, was refuted)
+    Case("nested_real_disequation",
+         {"a.lemma": "theorem t (n : Nat) (x : ℝ) : ∀ (i : Fin n), x + 1 ≠ x + 1 := by norm\n"},
+         "a.lemma:1:46", "must be the whole statement", "t"),
+    Case("real_disequation_in_a_conjunction",
+         {"a.lemma": "theorem t (x : ℝ) : x = x ∧ x ≠ x + 1 := by norm\n"},
+         "a.lemma:1:29", "must be the whole statement", "t"),
     Case("unicode_digit", {"a.lemma": "theorem t (s : ℝ) : s + ١ = s + 1\n"},
          "a.lemma:1:25", "unexpected character '١'", "t"),      # not read as `1`
     Case("unicode_digit_in_a_decimal", {"a.lemma": "theorem t (s : ℝ) : s + 0.٥ = s\n"},

@@ -266,11 +266,31 @@ def elaborate_decl(d: T.Decl, env: GlobalEnv, el: Elaborator, path: str) -> Glob
     if isinstance(d, T.Theorem):
         stmt = el.prop(d.stmt, ctx)
         _check_proof_names(d, {h for h, _ in hyps}, env)
+        _check_no_nested_ne(stmt, el.cmp_types)
         return GlobalDecl(d.name, "theorem", tuple(params), None, stmt=stmt,
                           binders=tuple(binders), hyps=tuple(hyps), doc=d.doc, span=d.span,
                           path=path, decl=d, proof=d.proof, size_subst=ctx.subst,
                           cmp_types=dict(el.cmp_types))
     raise AssertionError(d)  # pragma: no cover
+
+
+def _check_no_nested_ne(stmt: T.Term, cmp_types: dict) -> None:
+    """A `≠` between reals or vectors says the sides differ for SOME values (a witness shows
+    it) only as a whole statement; under `∀` or inside `∧` the checker would read it for ALL
+    values (a review had `∀ (i : Fin n), x + 1 ≠ x + 1` refuted, though its own witness n := 0
+    holds): there it is an error, as it would be ambiguous."""
+    todo = [stmt.body] if isinstance(stmt, T.Forall) else \
+        [stmt.lhs, stmt.rhs] if isinstance(stmt, T.And) else []
+    while todo:
+        s = todo.pop()
+        if isinstance(s, T.Cmp) and s.op == "≠" and not isinstance(cmp_types.get(s), NatT):
+            raise TypeError_("a `≠` between reals or vectors (they differ for SOME values) must "
+                             "be the whole statement, not under `∀` or inside `∧`: state it as "
+                             "a theorem of its own", s.span)
+        if isinstance(s, T.Forall):
+            todo.append(s.body)
+        elif isinstance(s, T.And):
+            todo += [s.lhs, s.rhs]
 
 
 def _check_proof_names(d: T.Theorem, hyps: set[str], env: GlobalEnv) -> None:
