@@ -307,3 +307,19 @@ def test_end_to_end_with_the_engine(tmp_path, monkeypatch, capsys) -> None:
     assert recs["inv_mul_R"]["verdict"] == "proved"
     assert recs["inv_mul_R_bad"]["verdict"] == "refuted"
     assert recs["inv_mul_R_bad"]["counterexample"]["assignment"]["sizes"]["R"] == 0
+
+
+def test_explain_and_axioms_refuse_to_guess_between_theorems_of_one_name(tmp_path, capsys,
+                                                                          monkeypatch) -> None:
+    """Files that do not import each other may share a theorem name; `explain`/`axioms` took
+    the first file's (twelfth review: a proved `L` shown while another `L` was refuted)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".lemmaroot").write_text("")
+    (tmp_path / "a.lemma").write_text("theorem L (x : ℝ) : x + 0 = x := by norm\n")
+    (tmp_path / "b.lemma").write_text("theorem L (x : ℝ) : x * 0 = x := by norm\n")
+    for cmd in ("explain", "axioms"):
+        assert cli.main([cmd, "L", ".", "--no-cache"]) == 2
+        err = capsys.readouterr().err
+        assert "2 theorems are named `L`" in err and "a.lemma:1" in err and "b.lemma:1" in err
+    assert cli.main(["explain", "L", "b.lemma", "--no-cache"]) == 1     # refuted
+    assert "refuted" in capsys.readouterr().out

@@ -544,6 +544,7 @@ def _find_theorem(s: _Session, name: str, paths: list[str]) -> tuple[Path, Loade
     Input errors in other files are reported but do not stop the search.
     """
     known: list[str] = []
+    found: list[tuple[Path, LoadedFile, int]] = []
     for path in _files(s, paths):
         try:
             lf = s.checker.load(path)
@@ -553,9 +554,16 @@ def _find_theorem(s: _Session, name: str, paths: list[str]) -> tuple[Path, Loade
         for g in lf.own:
             if g.kind == "theorem":
                 if g.name == name:
-                    return path, lf
+                    found.append((path, lf, g.span.line if g.span else 0))
                 known.append(g.name)
+    if len(found) == 1:
+        return found[0][0], found[0][1]
     where = ", ".join(paths)
+    if found:           # files that do not import each other may share a name: say which
+        print(f"shardproof: error: {len(found)} theorems are named `{name}` in {where}: "
+              + ", ".join(f"{lf.path}:{line}" for _, lf, line in found)
+              + "; name the file to choose one", file=s.err)
+        return None
     msg = f"shardproof: error: no theorem named `{name}` in {where}"
     close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
     if close:
