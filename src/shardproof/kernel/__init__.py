@@ -178,8 +178,9 @@ def unfold_head(t: T.Term, decls: dict[str, KDecl]) -> T.Term | None:
     """δ at the head: ``d a₁ … aₙ`` for ``def d p₁ … pₙ := body`` is ``body[p := a]``."""
     head, args = (t.fn, t.args) if isinstance(t, T.App) else (t, ())
     d = decls.get(head.name) if isinstance(head, T.Var) else None
-    if d is None or d.kind != "def" or d.body is None or len(args) < len(d.params):
-        return None
+    if d is None or d.kind != "def" or d.body is None or len(args) < len(d.params) or \
+            (T.free_names(d.body) - set(d.params)) & getattr(decls, "hidden", set()):
+        return None                   # (its body's global would become the theorem's name)
     body = subst(d.body, dict(zip(d.params, args)))
     rest = args[len(d.params):]
     return beta(T.App(body, tuple(rest))) if rest else body
@@ -546,6 +547,9 @@ def rewrite(goal: Goal, step: dict[str, Any]) -> T.Term:
             raise Rejected(f"`{min(rule_names & bound)}` of `{name}` is bound at {path}")
         if any(goal.decls.get(n) is not None for n in bound):     # δ would take it for that
             raise Rejected(f"a name bound at {path} is also a global's")
+        stale = {n for n, ty in goal.types.items() if T.free_names(ty) & bound}
+        if any(T.free_names(v) & stale for v in inst.values()):   # its type's names rebound
+            raise Rejected(f"an instance's type mentions a name bound at {path}")
         if name not in goal.hyps and rule_names & (set(goal.types) | set(goal.hyps)):
             raise Rejected(f"`{name}` uses a global that a name of the theorem hides")   # δ
         scope = set(goal.types) | bound | set(goal.hyps) | {"Fin", "Vec", "Nat", "ℝ"}
