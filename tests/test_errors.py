@@ -96,6 +96,10 @@ CASES = [
     Case("real_disequation_in_a_conjunction",
          {"a.lemma": "theorem t (x : ℝ) : x = x ∧ x ≠ x + 1 := by norm\n"},
          "a.lemma:1:29", "must be the whole statement", "t"),
+    Case("real_disequation_inside_a_definition",
+         {"a.lemma": "def D (n : Nat) (x : ℝ) : Prop := ∀ (i : Fin n), x + 1 ≠ x + 1\n"
+                     "theorem t (n : Nat) (x : ℝ) : D n x := by witness (n := 0)\n"},
+         "a.lemma:2:31", "or inside a definition", "t"),
     Case("unicode_digit", {"a.lemma": "theorem t (s : ℝ) : s + ١ = s + 1\n"},
          "a.lemma:1:25", "unexpected character '١'", "t"),      # not read as `1`
     Case("unicode_digit_in_a_decimal", {"a.lemma": "theorem t (s : ℝ) : s + 0.٥ = s\n"},

@@ -814,6 +814,8 @@ def test_exact_arithmetic_refuses_what_would_not_end(tmp_path):
     with pytest.raises(EvalError, match="bits"):
         semantics._e_pow(arith.to_exact(2.5), 10**20)
     assert semantics._e_pow(arith.to_exact(2.5), 3) == arith.to_exact(15.625)
+    with pytest.raises(EvalError, match="square root"):    # sympy factors it: minutes
+        semantics._e_sqrt(arith.to_exact(Fraction(5, 2)) ** 16384 + arith.to_exact(2))
     assert semantics._FLOAT.num(Fraction(10**400)) == np.inf
     lf = load(tmp_path, """
 theorem bigvec (v : Vec 1000000000) : v = v + v := by norm

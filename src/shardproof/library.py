@@ -266,7 +266,7 @@ def elaborate_decl(d: T.Decl, env: GlobalEnv, el: Elaborator, path: str) -> Glob
     if isinstance(d, T.Theorem):
         stmt = el.prop(d.stmt, ctx)
         _check_proof_names(d, {h for h, _ in hyps}, env)
-        _check_no_nested_ne(stmt, el.cmp_types)
+        _check_no_nested_ne(stmt, el.cmp_types, env)
         return GlobalDecl(d.name, "theorem", tuple(params), None, stmt=stmt,
                           binders=tuple(binders), hyps=tuple(hyps), doc=d.doc, span=d.span,
                           path=path, decl=d, proof=d.proof, size_subst=ctx.subst,
@@ -274,23 +274,32 @@ def elaborate_decl(d: T.Decl, env: GlobalEnv, el: Elaborator, path: str) -> Glob
     raise AssertionError(d)  # pragma: no cover
 
 
-def _check_no_nested_ne(stmt: T.Term, cmp_types: dict) -> None:
+def _check_no_nested_ne(stmt: T.Term, cmp_types: dict, env: GlobalEnv) -> None:
     """A `≠` between reals or vectors says the sides differ for SOME values (a witness shows
-    it) only as a whole statement; under `∀` or inside `∧` the checker would read it for ALL
-    values (a review had `∀ (i : Fin n), x + 1 ≠ x + 1` refuted, though its own witness n := 0
-    holds): there it is an error, as it would be ambiguous."""
-    todo = [stmt.body] if isinstance(stmt, T.Forall) else \
-        [stmt.lhs, stmt.rhs] if isinstance(stmt, T.And) else []
+    it) only as a whole statement; under `∀`, inside `∧` or inside a `Prop`-valued definition the
+    statement applies, the checker would read it for ALL values (reviews had
+    `∀ (i : Fin n), x + 1 ≠ x + 1` refuted, though its own witness n := 0 holds, also through a
+    definition): there it is an error, as it would be ambiguous."""
+    todo = [(stmt.body, cmp_types, None)] if isinstance(stmt, T.Forall) else \
+        [(stmt.lhs, cmp_types, None), (stmt.rhs, cmp_types, None)] \
+        if isinstance(stmt, T.And) else [(stmt, cmp_types, None)]
+    top = stmt
     while todo:
-        s = todo.pop()
-        if isinstance(s, T.Cmp) and s.op == "≠" and not isinstance(cmp_types.get(s), NatT):
+        s, types, via = todo.pop()
+        head = s.fn if isinstance(s, T.App) else s
+        g = env.get(head.name) if isinstance(head, T.Var) else None
+        if g is not None and g.kind == "def" and isinstance(g.ret_ty, PropT):
+            todo.append((g.body, g.cmp_types or {}, via or s))
+        elif isinstance(s, T.Cmp) and s.op == "≠" and not isinstance(types.get(s), NatT) and \
+                (s is not top or via is not None):
             raise TypeError_("a `≠` between reals or vectors (they differ for SOME values) must "
-                             "be the whole statement, not under `∀` or inside `∧`: state it as "
-                             "a theorem of its own", s.span)
-        if isinstance(s, T.Forall):
-            todo.append(s.body)
+                             "be the whole statement, not under `∀`, inside `∧` or inside a "
+                             "definition: state it as a theorem of its own",
+                             (via or s).span)
+        elif isinstance(s, T.Forall):
+            todo.append((s.body, types, via))
         elif isinstance(s, T.And):
-            todo += [s.lhs, s.rhs]
+            todo += [(s.lhs, types, via), (s.rhs, types, via)]
 
 
 def _check_proof_names(d: T.Theorem, hyps: set[str], env: GlobalEnv) -> None:

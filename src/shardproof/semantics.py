@@ -246,6 +246,8 @@ def _e_div(x: Any, y: Any) -> Any:
 
 def _e_sqrt(x: Any) -> Any:
     e = arith.to_exact(x)
+    if _bits(e) > SQRT_BITS:                    # sympy factors the radicand: 38k bits, minutes
+        raise EvalError(f"a square root of more than {SQRT_BITS:,} bits is not evaluated exactly")
     if _sign(e) <= 0:
         return arith.to_exact(0)
     return arith.exact_sqrt(e)
@@ -280,6 +282,7 @@ def _bits(e: Any) -> int:
 # power are refused (the search then moves on, and says nothing about that data).
 EXP_LIMIT = 10_000
 POWER_BITS = 1 << 22
+SQRT_BITS = 2_000
 
 
 def _e_cmp(op: str) -> Callable[[Any, Any], bool]:
