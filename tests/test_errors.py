@@ -100,6 +100,10 @@ CASES = [
          {"a.lemma": "def D (n : Nat) (x : ℝ) : Prop := ∀ (i : Fin n), x + 1 ≠ x + 1\n"
                      "theorem t (n : Nat) (x : ℝ) : D n x := by witness (n := 0)\n"},
          "a.lemma:2:31", "or inside a definition", "t"),
+    Case("witness_for_an_equation", {"a.lemma": "theorem t (x : ℝ) : x = x := by witness (x := 1)\n"},
+         "a.lemma:1:33", "`witness` proves a `≠`", "t"),
+    Case("witness_for_sizes", {"a.lemma": "theorem t (R : Nat) : R ≠ 0 := by witness (R := 1)\n"},
+         "a.lemma:1:35", "`witness` proves a `≠`", "t"),
     Case("unicode_digit", {"a.lemma": "theorem t (s : ℝ) : s + ١ = s + 1\n"},
          "a.lemma:1:25", "unexpected character '١'", "t"),      # not read as `1`
     Case("unicode_digit_in_a_decimal", {"a.lemma": "theorem t (s : ℝ) : s + 0.٥ = s\n"},

@@ -721,8 +721,8 @@ theorem sum_bad (v : Vec 3) : s3 v = 3 * v 0 := by norm
 def idv {a : Nat} (b : Nat) {h : a = b} (e : Vec a) : Vec b := e
 theorem eta (n : Nat) (x : Vec n) : x = fun (i : Fin n) => x i := by norm
 theorem obligation_bad (y z : Vec 3) (h : ∀ (i : Fin 2), y i = z i) : y = z := by norm
-theorem sizes_ne (R : Nat) : R ≠ 0 := by witness (R := 1)
-theorem sizes_ne2 (R : Nat) (x : Vec R) : R * 1 ≠ 0 := by witness (R := 1)
+theorem sizes_ne (R : Nat) : R ≠ 0 := by norm
+theorem sizes_ne2 (R : Nat) (x : Vec R) : R * 1 ≠ 0 := by norm
 theorem with_sum (v : Vec 3) (a : ℝ) : a = a := by norm
 theorem L2 (x y : ℝ) : x = x + 0 * y := by norm
 """
