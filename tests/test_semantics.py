@@ -814,6 +814,9 @@ def test_exact_arithmetic_refuses_what_would_not_end(tmp_path):
     with pytest.raises(EvalError, match="bits"):
         semantics._e_pow(arith.to_exact(2.5), 10**20)
     assert semantics._e_pow(arith.to_exact(2.5), 3) == arith.to_exact(15.625)
+    ev_ = semantics._Ev(prelude_env(), "float")               # an index axis of 10⁹: 8 GB
+    with pytest.raises(EvalError, match="entries is not evaluated"):
+        ev_.push_axis(10**9)
     with pytest.raises(EvalError, match="square root"):    # sympy factors it: minutes
         semantics._e_sqrt(arith.to_exact(Fraction(5, 2)) ** 16384 + arith.to_exact(2))
     assert semantics._FLOAT.num(Fraction(10**400)) == np.inf

@@ -485,6 +485,7 @@ class _Ev:
 
     def push_axis(self, n: int) -> Val:
         k = self.depth
+        _fits((n,))                 # the index itself (∑ over Fin 10⁹ allocated 8 GB for it)
         self.axes.append(n)
         return Val(np.arange(n, dtype=np.int64).reshape((1,) * k + (n,)), k + 1, "nat")
 
