@@ -191,8 +191,7 @@ class Checker:
         v.doc = g.doc
         self.verdicts[g.name] = v
         self._decl_of[g.name] = g
-        from .semantics import CLOCK_NOTE        # an answer the clock cut short is not kept
-        if self.cache is not None and key is not None and CLOCK_NOTE not in (v.reason or ""):
+        if self.cache is not None and key is not None and not _clock_stopped(v):
             rec = asdict(v)
             rec.pop("cached", None)
             self.cache.put(key, rec)
@@ -233,6 +232,15 @@ def _verdict_from_record(rec: Any, name: str) -> Verdict | None:
         return Verdict(**rec)
     except TypeError:  # a missing or an unknown field
         return None
+
+
+def _clock_stopped(v: Verdict) -> bool:
+    """Did the search's wall-clock safety net cut this verdict short (then it is not cached)?
+    Only a search can be cut short, and a proof needs none: no import of the evaluator for it."""
+    if v.verdict == "proved" or not v.reason:
+        return False
+    from .semantics import CLOCK_NOTE
+    return CLOCK_NOTE in v.reason
 
 
 _CALM = [0]            # how many fewer_full_collections() blocks are open

@@ -296,7 +296,7 @@ _U_DIV = np.frompyfunc(_e_div, 2, 1)
 _U_SQRT = np.frompyfunc(_e_sqrt, 1, 1)
 _U_EXP = np.frompyfunc(_e_exp, 1, 1)
 _U_POW = np.frompyfunc(_e_pow, 2, 1)
-_U_MUL = np.frompyfunc(lambda x, y: _e_mul(x, y), 2, 1)
+_U_MUL = np.frompyfunc(_e_mul, 2, 1)
 _U_EXACT = np.frompyfunc(arith.to_exact, 1, 1)
 _U_CMP = {op: np.frompyfunc(_e_cmp(op), 2, 1) for op in ("=", "≠", "<", "≤", ">", "≥")}
 
@@ -1681,9 +1681,10 @@ def _search(g: GlobalDecl, env: GlobalEnv, plan: _Plan, witness: bool,
             if _spent(budget, notes):
                 return None
             rng = np.random.default_rng([seed, ci, di])
-            if _entries_to_draw(g, plan, sizes) > FLOAT_ELEMENTS:
+            entries = _entries_to_draw(g, plan, sizes)
+            if entries > FLOAT_ELEMENTS:
                 _note(notes, f"no counterexample search: at the smallest sizes its data has "
-                             f"{_entries_to_draw(g, plan, sizes):,} entries (the search "
+                             f"{entries:,} entries (the search "
                              f"evaluates up to {FLOAT_ELEMENTS:,})")
                 return None
             try:

@@ -489,16 +489,11 @@ MAX_POWER = 64
 MAX_KEY_NODES = 50_000
 
 
-def key_nodes(key: tuple, cap: int = MAX_KEY_NODES) -> int:
-    """The nodes of a key's tree, counted up to just past ``cap`` (so the count itself is
-    bounded)."""
-    n, todo = 0, [key]
-    while todo and n <= cap:
-        u = todo.pop()
-        n += 1
-        if type(u) is tuple:
-            todo.extend(u)
-    return n
+def key_nodes(key: tuple) -> int:
+    """The nodes of a key's tree, counted up to just past MAX_KEY_NODES (the ring oracle's
+    counter: a key is a tree of tuples, as an atom is)."""
+    from ..ring import nodes
+    return nodes(key, MAX_KEY_NODES)
 
 
 MAX_TERMS = 200_000
