@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import copy
 import importlib.util
+import re
 import shutil
 import sys
 from fractions import Fraction
@@ -32,7 +33,7 @@ from shardproof.rewrite.tactics import replace_like
 ROOT = Path(__file__).resolve().parents[1]
 KERNEL = ROOT / "src" / "shardproof" / "kernel"
 LOC_BUDGET = 600          # the issue's budget (lines that are not blank, comments or docstrings)
-LOC_CEILING = 899         # what it is today: the budget is MISSED (docs/trust.md); lower only
+LOC_CEILING = 898         # what it is today: the budget is MISSED (docs/trust.md); lower only
 
 
 # --------------------------------------------------------------------------- the library
@@ -63,8 +64,13 @@ def test_every_theorem_rests_only_on_the_allowlist(library: Checker) -> None:
     from shardproof.check import read_allowlist, rests_on
     from shardproof.kernel import RULES
     allow = read_allowlist(ROOT / "lemmas")
-    assert allow is not None and set(allow) == set(RULES), \
-        "lemmas/axioms.allow and kernel.RULES name different rules"
+    assert allow is not None and {n for n in allow if not n.startswith("linear:")} == \
+        set(RULES), "lemmas/axioms.allow and kernel.RULES name different rules"
+    # `linear:NAME`: exactly the prelude's `@[linear dy]` ops, each one's own claim
+    prelude = ROOT / "src" / "shardproof" / "prelude"
+    linear = {m for f in prelude.glob("*.lemma")
+              for m in re.findall(r"@\[linear \w+\] opaque (\w+)", f.read_text())}
+    assert {n[len("linear:"):] for n in allow if n.startswith("linear:")} == linear
     assert all(allow.values()), "every allowlist line carries a justification"
     outside = {}
     for name, v in library.verdicts.items():
@@ -885,3 +891,41 @@ theorem L (x : ℝ) : kr x = kz := by norm
         with pytest.raises(Rejected):
             replay(goal, [{"rule": "rw", "lemma": "L", "paths": [[0]], "inst": {"x": _n(5)},
                            "how": []}] + tail)
+
+
+def test_sixteenth_review_traces_are_rejected() -> None:
+    """Sixteenth review.  (1) The normal form cached a vector's entries per digit tuple, but an
+    op's key reads its vector arguments at the reserved names `#a1.k`, whose ranges change from
+    one key to the next: `u` read inside a `Fin 3` view cached `rep d #a1.0 = d 0` (checked for
+    `#a1.0 < 3`) and served it again for `#a1.0 < 6`, so `norm` accepted a statement false at
+    `d = [1, 5/2]`, `k = 3`.  Entries are now cached per digit tuple AND its names' ranges.
+    (2) A `Prop` definition's body was evaluated where a theorem variable hides its global
+    (`0 < cz` for `def cz := 0` read as the theorem's `cz`); `statement` now unfolds as δ does."""
+    text = HEAD + """
+def rep (d : Vec 2) : Vec 6 := fun (i : Fin 2) (j : Fin 3) => d i
+def two (g3 : Vec 3 → ℝ) (g6 : Vec 6 → ℝ) (u : Vec 6) : ℝ := g3 (fun (m : Fin 3) => u m) + g6 u
+theorem bad (d : Vec 2) (g3 : Vec 3 → ℝ) (g6 : Vec 6 → ℝ) :
+    two g3 g6 (fun (m : Fin 6) => rep d m) = two g3 g6 (fun (m : Fin 6) => d 0) := by norm
+def twoc (ic h w kH kW : Nat) (W3 : Vec (3 * ic * kH * kW)) (W6 : Vec (6 * ic * kH * kW))
+    (x : Vec (ic * (h * w))) (u : Vec 6) (k3 : Fin (3 * (h * w))) (k : Fin (6 * (h * w))) : ℝ :=
+  conv ic 3 h w kH kW W3 (fun (m : Fin 3) => u m) x k3 + conv ic 6 h w kH kW W6 u x k
+theorem bad_conv (ic h w kH kW : Nat) (W3 : Vec (3 * ic * kH * kW))
+    (W6 : Vec (6 * ic * kH * kW)) (x : Vec (ic * (h * w))) (d : Vec 2) (k3 : Fin (3 * (h * w)))
+    (k : Fin (6 * (h * w))) :
+    twoc ic h w kH kW W3 W6 x (fun (m : Fin 6) => rep d m) k3 k
+      = twoc ic h w kH kW W3 W6 x (fun (m : Fin 6) => d 0) k3 k := by norm
+def cz : Nat := 0
+def P (k : Nat) : Prop := 0 < cz
+theorem t (c0 k : Nat) (hc : 0 < c0) : P k := by norm
+"""
+    for name in ("bad", "bad_conv"):
+        goal, _ = _goal(text, name)
+        with pytest.raises(Rejected, match="not shown in range"):
+            replay(goal, [{"rule": "norm"}])
+    goal, _ = _goal(text, "t")                # the variable `c0` renamed after elaboration
+    ren = {T.Var("c0"): T.Var("cz")}
+    goal.types = {("cz" if n == "c0" else n): ty for n, ty in goal.types.items()}
+    goal.hyps = {h: T.Cmp(e.op, ren.get(e.lhs, e.lhs), ren.get(e.rhs, e.rhs))
+                 for h, e in goal.hyps.items()}
+    with pytest.raises(Rejected, match="not an equation"):
+        replay(goal, [{"rule": "norm"}])

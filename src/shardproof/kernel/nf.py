@@ -36,7 +36,7 @@ from typing import Any
 
 from .. import arith
 from .. import terms as T
-from . import Goal, Rejected, _holds, _strip_forall, nonzero_names, size_fact, subst
+from . import Goal, Rejected, _holds, _strip_forall, nonzero_names, size_fact, subst, unfold_head
 
 IPoly, RPoly = arith.IPoly, arith.RPoly
 ONE = IPoly.const(1)
@@ -277,15 +277,16 @@ class NF:
             if len(sizes) > 1:
                 self.used |= {"kernel:nf-read", "oracle:index-range"}
 
-            @cache                   # one evaluation per entry (its digits: checked in range)
-            def at(ds: tuple[IPoly, ...]) -> RPoly:
+            @cache     # one evaluation per entry, keyed by its digits (checked in range) AND
+            def at(ds: tuple[IPoly, ...], _bounds: frozenset) -> RPoly:   # their names' ranges
                 return self.real(self.ev(t.body, {**env, **dict(zip(names, ds))}))
 
-            def read(p: IPoly) -> RPoly:
+            def read(p: IPoly) -> RPoly:    # (an op's key reuses the names `#a…` at new ranges)
                 ds = arith.digits(p, sizes, self.bounds, self.nz)
                 if ds is None:
                     raise Unsupported("a digit of a flat index not shown in range")
-                return at(tuple(ds))
+                return at(tuple(ds), frozenset((n, self.bounds.get(n)) for d in ds
+                                               for n in d.vars()))
             names = [b.name for b in t.binders]
             return V(leaves, read)
         b0, rest = t.binders[0], t.binders[1:]
@@ -396,7 +397,7 @@ class NF:
                      if _head(ty) != "Nat" and p != d.linear_in)
         if d.linear_in is None:
             return V(lv, lambda k: RPoly.atom(("op", d.name, sizes, keys, k)))
-        self.used.add("kernel:linear-jacobian")
+        self.used |= {"kernel:linear-jacobian", "linear:" + d.name}   # (that op's own claim)
         dy = env[d.linear_in]
         dlv = self.leaves(d.ptypes[d.params.index(d.linear_in)].args[0], env)
 
@@ -420,10 +421,11 @@ class NF:
         elif isinstance(s, T.App):
             # A `def` of a statement: its body with the arguments substituted (as terms, so a
             # size fact in it is about the arguments, not about names the theorem also has).
-            d = self.decls.get(s.fn.name) if isinstance(s.fn, T.Var) else None
-            if d is None or d.kind != "def" or d.body is None or len(s.args) != len(d.params):
+            # (δ refuses a body whose global a theorem variable hides)
+            body = unfold_head(s, self.decls)
+            if body is None:
                 raise Unsupported("a statement that is not an equation")
-            self.statement(subst(d.body, dict(zip(d.params, s.args))), env)
+            self.statement(body, env)
         elif isinstance(s, T.Cmp) and s.op == "=":
             self.equal(self.ev(s.lhs, env), self.ev(s.rhs, env))
         elif isinstance(s, T.Cmp) and not T.free_names(s) & self.shadowed and \
