@@ -122,6 +122,17 @@ theorem inv_mul_R' (R : Nat) (hR : 0 < R) (v : ℝ) : 1 / R * (R * v) = v := by 
 theorem inv_mul_zero (R : Nat) (hR : 0 < R) (v : ℝ) : 1 / (R * 0) * ((R * 0) * v) = v := by
   rw [inv_mul_R']
 """,
+    # Sixteenth review: a hypothesis about sizes only was checked in floating point (with its
+    # tolerance) and never again in exact arithmetic: `R * 10⁻¹⁰ = 0` "held" at R = 2, so the
+    # search "witnessed" these false `≠` (only R = 0 satisfies h, and there both sides are 0;
+    # the closed hypotheses never hold, so no witness exists at all).
+    "float_size_hypothesis": """
+theorem fake_ne (R : Nat) (h : R * 0.0000000001 = 0) (x : ℝ) : R * x ≠ 0 := by norm
+theorem fake_ne_closed (h : 1 + 0.00000000001 = 1) (x : ℝ) : x ≠ 0 := by norm
+theorem fake_ne_le (R : Nat) (h : R + 0.00000000000000001 ≤ R) (x : ℝ) : x ≠ 0 := by norm
+theorem fake_ne_pow (R : Nat) (h : R ^ 40 + 1 = R ^ 40 * (0.5 * 2)) (x : ℝ) : R * x ≠ 0 := by norm
+theorem fake_ne_implicit (R : Nat) {h : R * 0.0000000001 = 0} (x : ℝ) : R * x ≠ 0 := by norm
+""",
 }
 # True statements the counterexample search once "refuted" (a hypothesis over reals checked at
 # one sample): they must never come out `refuted`.
@@ -134,8 +145,14 @@ theorem w_negneg (x : ℝ) : x ^ 2 ≠ x := by witness (x := -(-2))
 theorem true_exp (x : ℝ) : exp 500 * ((1 + sqrt 2) ^ 3 - (7 + 5 * sqrt 2)) + x = x := by norm
 theorem true_big (x : ℝ) : (1 + sqrt 2) ^ 3 * 10 ^ 60 * 10 ^ 60 * 10 ^ 60 * 10 ^ 20 -
     (7 + 5 * sqrt 2) * 10 ^ 60 * 10 ^ 60 * 10 ^ 60 * 10 ^ 20 = 0 * x := by norm
+theorem tiny_size (R : Nat) (h : R * 0.0000000001 = 0) (x : ℝ) : R * x = 0 := by norm
+theorem true_pow (R : Nat) (h : R ^ 40 + 1 = R ^ 40 * (0.5 * 2)) (x : ℝ) : x = 0 := by norm
+theorem mp_tie_true (y : ℝ) : (maxPool3s2 1 1 1 (fun (i : Fin 4) => if i < 2 then
+    exp y * (1 + sqrt 2) ^ 3 else exp y * (7 + 5 * sqrt 2)) 0 - exp y * (1 + sqrt 2) ^ 3) *
+    100000000000000000000 = 0 := by norm
 """
-FALSE = {"inv_mul_zero", "bad_capture", "bad_capture2", "bad_sizes", "bad_member", "every_real_is_zero", "fake_ne_exp", "fake_ne_search", "fake_ne_big", "bad_ite", "fin_oob", "fin_zero", "vec_long", "late_bind", "late_bind2", "bad8", "bad2", "anything", "vac_real", "vac_norm", "pow_ne", "pos_ne", "size_ne", "tiny_sign",
+FALSE = {"fake_ne", "fake_ne_closed", "fake_ne_le", "fake_ne_pow", "fake_ne_implicit",
+         "inv_mul_zero", "bad_capture", "bad_capture2", "bad_sizes", "bad_member", "every_real_is_zero", "fake_ne_exp", "fake_ne_search", "fake_ne_big", "bad_ite", "fin_oob", "fin_zero", "vec_long", "late_bind", "late_bind2", "bad8", "bad2", "anything", "vac_real", "vac_norm", "pow_ne", "pos_ne", "size_ne", "tiny_sign",
          "tiny_div", "sq_ne", "zero_eq_one", "bad_ne", "clash", "one_eq_zero", "nat_clash", "vec_clash",
          "fin_clash"}
 
@@ -263,6 +280,14 @@ def test_true_statements_are_never_refuted(tmp_path: Path) -> None:
     # matching took a product of sums of reals for a size and expanded it (memory ran out)
     "theorem w (a b c d e f g : ℝ) (h : a = a) : " + " * ".join(["(a + b + c + d + e + f + g)"] * 30)
     + " = " + " * ".join(["(g + f + e + d + c + b + a)"] * 30) + " := by rw [h]",
+    # sixteenth review: each crashed (an undecidable sign in exp's bound, numpy's power at an
+    # exponent past int64, an index range past int64)
+    ("theorem w (x : ℝ) : exp (10000 + (sqrt (exp 2 + 2 * exp 1 + 1) - exp 1 - 1)) * x ≠ 0 := "
+     "by witness (x := 1)"),
+    ("theorem w (x : ℝ) : x + exp (10000 + (sqrt (exp 2 + 2 * exp 1 + 1) - exp 1 - 1)) = 0 := "
+     "by norm"),
+    "theorem w (R : Nat) (x : ℝ) : R ^ 100000000000000000000 * x = x := by norm",
+    "theorem w (v : Vec 1) (i : Fin 100000000000000000000) (x : ℝ) : x = x + 1 := by norm",
 ])
 def test_odd_inputs_get_a_verdict_not_a_crash(tmp_path: Path, text: str) -> None:
     root = _write(tmp_path, {"t.lemma": text + "\n"})

@@ -831,3 +831,24 @@ theorem huge (x : ℝ) : 1000000000000000000000000000000000000000000000000000000
     cx = find_counterexample(lf.env.get("tower"), lf.env, budget_seconds=1.0)
     assert cx is None or cx.assignment.reals["x"] < 0     # refused where exp⁵ x is astronomical
     assert find_counterexample(lf.env.get("huge"), lf.env, budget_seconds=1.0) is not None
+
+
+def test_exact_evaluation_is_bounded_by_its_work(tmp_path: Path) -> None:
+    """Sixteenth review: the exact re-check of `∑ i j, sqrt (x + v i + v j)` over
+    Fin 1000 × Fin 1000 formed 10⁶ sympy square roots, counted as 10⁶ units of work (a float
+    entry's count): 76 s of a 2 s budget.  An exact array has at most EXACT_CELLS entries, an
+    exact entry counts EXACT_ENTRY_WORK, an irrational one IRRATIONAL_WORK more; and a random
+    map's matrices count as data (`Vec 10000 → Vec 10000` drew 3·10⁸ entries, 2.4 GB)."""
+    import sympy
+
+    from shardproof import semantics as S
+    with pytest.raises(EvalError, match="in exact arithmetic"):
+        S._fits((1000, 1), (1, 1000), exact=True)
+    S._fits((1000, 1), (1, 1000))                    # a float array of 10⁶ entries is fine
+    exact = np.empty(3, dtype=object)
+    exact[:] = [sympy.Rational(1, 3), sympy.sqrt(2), sympy.Integer(4)]
+    assert S._work(exact) == 3 * S.EXACT_ENTRY_WORK + S.IRRATIONAL_WORK
+    assert S._work(np.zeros(3)) == 3
+    lf = load(tmp_path, "theorem m (f : Vec 300 → Vec 300) (x : Vec 1) : x = x + x := by norm\n")
+    g = lf.own[0]
+    assert S._entries_to_draw(g, S._plan(g), {}) == 1 + 2 * 300 * 300 + 300

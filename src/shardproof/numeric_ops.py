@@ -278,6 +278,18 @@ def _dw_wgrad(g: _Geom, c: int, x, dy) -> np.ndarray:
 # --------------------------------------------------------------------------- #
 
 
+def _greater(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a > b`` entry by entry; for exact entries, decided from digits sympy guarantees (its
+    own ``>`` may be undecided, or read from too few digits): an undecided one is a ValueError."""
+    if a.dtype != object and b.dtype != object:
+        return np.asarray(a > b, dtype=bool)
+    from . import arith
+    try:
+        return np.vectorize(lambda x, y: arith.exact_sign(x - y) > 0, otypes=[bool])(a, b)
+    except arith.UndecidedSign as exc:
+        raise ValueError(f"max-pool: {exc}") from None
+
+
 def _pool_argmax(c: int, h: int, w: int, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(max, flat argmax into [c, 2h, 2w]) of every 3x3/s2 window, clamped, first max wins."""
     W2 = 2 * w
@@ -292,7 +304,7 @@ def _pool_argmax(c: int, h: int, w: int, X: np.ndarray) -> tuple[np.ndarray, np.
             if best_val is None:
                 best_val, best_idx = cand, idx
             else:
-                gt = np.asarray(cand > best_val, dtype=bool)
+                gt = _greater(cand, best_val)
                 best_val = np.where(gt, cand, best_val)
                 best_idx = np.where(gt, idx, best_idx)
     return best_val, best_idx

@@ -761,7 +761,8 @@ def _decide_ne(g: GlobalDecl, genv: GlobalEnv, options: Options) -> Verdict:
                        trace=[{"rule": "exact_witness", "at": "",
                                "detail": "the given assignment makes the two sides differ, "
                                          "evaluated in exact arithmetic"}])
-    cex = _search(g, genv, options)
+    notes: list[str] = []                 # (a clock-stopped search is then not cached)
+    cex = _search(g, genv, options, notes)
     if cex is not None:
         return Verdict(g.name, g.path, 0, "proved", 0.0, rules=["exact_witness"],
                        oracles=["oracle:exact-evaluation"], counterexample=cex,
@@ -769,7 +770,7 @@ def _decide_ne(g: GlobalDecl, genv: GlobalEnv, options: Options) -> Verdict:
                                "detail": "the two sides differ at this assignment, "
                                          "evaluated in exact arithmetic"}])
     return Verdict(g.name, g.path, 0, "unknown", 0.0,
-                   reason="no witness found within the search budget")
+                   reason="; ".join(["no witness found within the search budget"] + notes))
 
 
 __all__ = ["Attempt", "attempt", "decide", "theorem_env", "time"]

@@ -255,7 +255,7 @@ def _e_sqrt(x: Any) -> Any:
 
 def _e_exp(x: Any) -> Any:
     e = arith.to_exact(x)
-    if arith.exact_sign(e - EXP_LIMIT) > 0:     # exp of exp of …: sympy's digits never end
+    if _sign(e - EXP_LIMIT) > 0:                 # exp of exp of …: sympy's digits never end
         raise EvalError(f"exp of a value above {EXP_LIMIT} is not evaluated exactly")
     return arith.exact_exp(e)
 
@@ -461,6 +461,14 @@ COST_PER_NODE = 16
 WORK_LIMIT = [float("inf")]      # set by the search while it runs
 
 
+def _work(arr: np.ndarray) -> int:
+    """The work of computing ``arr``: one unit per float entry; exact entries by their kind."""
+    if arr.dtype != object:
+        return arr.size
+    irrational = sum(1 for x in arr.flat if not getattr(x, "is_Rational", True))
+    return EXACT_ENTRY_WORK * arr.size + IRRATIONAL_WORK * irrational
+
+
 class _Ev:
     """One evaluation context: the global environment, the mode, the live index axes, a cache.
 
@@ -485,7 +493,7 @@ class _Ev:
 
     def push_axis(self, n: int) -> Val:
         k = self.depth
-        _fits((n,))                 # the index itself (∑ over Fin 10⁹ allocated 8 GB for it)
+        _fits((n,), exact=self.be.exact)     # the index itself (∑ over Fin 10⁹: 8 GB for it)
         self.axes.append(n)
         return Val(np.arange(n, dtype=np.int64).reshape((1,) * k + (n,)), k + 1, "nat")
 
@@ -519,7 +527,7 @@ class _Ev:
             x = x.reshape(x.shape + (1,) * (ty - tx))
         elif ty < tx:
             y = y.reshape(y.shape + (1,) * (tx - ty))
-        _fits(x.shape, y.shape)
+        _fits(x.shape, y.shape, exact=self.be.exact)
         return x, y, D
 
     # ---- dispatch
@@ -528,7 +536,7 @@ class _Ev:
         if m is None:
             raise EvalError(f"`{pretty(t)}` has no numeric meaning")
         v = m(t, loc)
-        WORK[0] += COST_PER_NODE + (v.arr.size if isinstance(v, Val) else 0)
+        WORK[0] += COST_PER_NODE + (_work(v.arr) if isinstance(v, Val) else 0)
         if WORK[0] > WORK_LIMIT[0]:              # one evaluation can be long: the budget, here
             raise EvalError("the search's work budget ran out inside one evaluation")
         return v
@@ -663,6 +671,11 @@ class _Ev:
                 raise EvalError("the exponent must be a numeral")
             k = int(t.rhs.value)
             if b.kind == "nat":
+                if k > 64:      # 0 and 1 stay themselves; any other base is past 2⁶² (and k
+                    if np.any(np.asarray(b.arr) > 1):        # past int64 broke numpy's power)
+                        raise EvalError("a natural number is too large to evaluate here "
+                                        "(past 2^62)")
+                    k = 64
                 return Val(_nat_checked(b.arr ** k, b.arr.astype(float) ** k), b.depth, "nat")
             return Val(self.be.power(self.real(b), k), b.depth, "real")
         a = self.ev(t.lhs, loc)
@@ -831,7 +844,7 @@ class _Ev:
         x, y = _pad(x, D, D2), _pad(y, D, D2)
         cond = _pad(c.arr, c.depth, D2)
         cond = cond.reshape(cond.shape + (1,) * (x.ndim - D2))
-        _fits(cond.shape, x.shape, y.shape)
+        _fits(cond.shape, x.shape, y.shape, exact=self.be.exact)
         return Val(np.where(cond, x, y), D2, kind)
 
     # ---- assignment and export
@@ -1160,7 +1173,8 @@ def _draw_base(g: GlobalDecl, env: GlobalEnv, plan: _Plan, sizes: dict[str, int]
             n = _size_of_ty(ty, sz)
             if n <= 0:
                 return None  # no index exists: the statement is vacuous here
-            a.indices[name] = int(rng.integers(0, n))
+            # (any index in range will do: numpy draws below 2⁶³ only)
+            a.indices[name] = int(rng.integers(0, min(n, int(_NAT_LIMIT))))
         elif isinstance(ty, RealT):
             x = float(_draw(rng, 1, data)[0])
             if name in plan.positive:
@@ -1207,6 +1221,12 @@ def _complete(g: GlobalDecl, env: GlobalEnv, plan: _Plan, base: Assignment, mode
     """Construct the defined families and vectors from their hypotheses, then check the rest."""
     a = _exactify(base) if mode == "exact" else base.copy()
     ev = _Ev(env, mode)
+    if plan.size_hyps:      # in this mode: a draw's float check is no proof (2·10⁻¹⁰ ≈ 0)
+        loc = ev.bind(a)
+        for _, h in plan.size_hyps:
+            _checkable(h)
+            if not bool(np.all(ev.prop(h, loc).arr)):
+                return None
     types = dict(g.binders)
     for d in plan.defs:
         loc = ev.bind(a)
@@ -1267,14 +1287,7 @@ def complete_assignment(g: GlobalDecl, env: GlobalEnv, assignment: Assignment,
     plan = _plan(g)
     a = assignment.copy()
     a.sizes = {**a.sizes, **_resolve_sizes(plan, a.sizes, default=None)}
-    if plan.size_hyps:
-        ev = _Ev(env, mode)
-        loc = ev.bind(a)
-        for _, h in plan.size_hyps:
-            _checkable(h)
-            if not bool(np.all(ev.prop(h, loc).arr)):
-                return None
-    return _complete(g, env, plan, a, mode)
+    return _complete(g, env, plan, a, mode)          # (which checks the size hypotheses too)
 
 
 def _checkable(h: T.Term) -> None:
@@ -1579,8 +1592,8 @@ def find_counterexample(g: GlobalDecl, env: GlobalEnv, *, budget_seconds: float 
     between evaluations); when it stops the search, ``notes`` says so — that answer may differ
     on a faster machine.
     """
-    budget = (WORK[0] + int(budget_seconds * WORK_PER_SECOND),
-              time.monotonic() + CLOCK_SAFETY * budget_seconds)
+    span = int(budget_seconds * WORK_PER_SECOND)
+    budget = (WORK[0] + span, time.monotonic() + CLOCK_SAFETY * budget_seconds, span)
     plan = _plan(g)
     if witness is None:
         witness = is_negative_statement(g)
@@ -1606,7 +1619,7 @@ CLOCK_NOTE = "the search stopped at its wall-clock safety limit (this answer may
              "a faster machine)"
 
 
-def _spent(budget: tuple[int, float], notes: list[str] | None) -> bool:
+def _spent(budget: tuple[int, float, int], notes: list[str] | None) -> bool:
     """Is the search's budget spent?  (Work first; the clock only as a safety net.)"""
     if WORK[0] >= budget[0]:
         return True
@@ -1638,13 +1651,28 @@ def _nat_checked(r: np.ndarray, approx: np.ndarray) -> np.ndarray:
 FLOAT_ELEMENTS = 200_000
 EXACT_ELEMENTS = 50_000
 ARRAY_CELLS = 32_000_000         # one array the evaluator would form (∑ over Fin 15000 × Fin 15000)
+# In exact arithmetic every entry is a sympy number: a rational's operation takes about 4 µs, an
+# irrational's (√, exp, sums of them) up to 0.5 ms.  One exact array has at most EXACT_CELLS
+# entries (the test suite's largest has 64), and each exact entry counts as EXACT_ENTRY_WORK
+# units of work, IRRATIONAL_WORK more when it is irrational, so that the work budget bounds
+# the time of an exact re-check too (a ∑ over Fin 1000 × Fin 1000 of √ took 76 s of a 2 s
+# budget when each entry counted 1).
+EXACT_CELLS = 10_000
+EXACT_ENTRY_WORK = 16
+IRRATIONAL_WORK = 2_000
 
 
-def _fits(*shapes: tuple[int, ...]) -> None:
-    """Refuse to form an array past ARRAY_CELLS entries (index axes broadcast against data)."""
-    n = math.prod(np.broadcast_shapes(*shapes))
-    if n > ARRAY_CELLS:
-        raise EvalError(f"an array of {n:,} entries is not evaluated (up to {ARRAY_CELLS:,})")
+def _fits(*shapes: tuple[int, ...], exact: bool = False) -> None:
+    """Refuse to form an array past ARRAY_CELLS entries (index axes broadcast against data),
+    or past EXACT_CELLS in exact arithmetic."""
+    try:
+        n = math.prod(np.broadcast_shapes(*shapes))
+    except ValueError:                  # a dimension numpy cannot even describe (Fin 10²⁰)
+        n = math.inf
+    limit = EXACT_CELLS if exact else ARRAY_CELLS
+    if n > limit:
+        raise EvalError(f"an array of {n:,} entries is not evaluated"
+                        f"{' in exact arithmetic' if exact else ''} (up to {limit:,})")
 
 
 def _note(notes: list[str] | None, text: str) -> None:
@@ -1663,6 +1691,10 @@ def _entries_to_draw(g: GlobalDecl, plan: _Plan, sizes: dict[str, int]) -> int:
             elif isinstance(ty, FunT) and isinstance(ty.dom, FinT):
                 n += _size_of_ty(ty.dom, sz) * (_size_of_ty(ty.cod, sz)
                                                 if isinstance(ty.cod, VecT) else 1)
+            elif _map_widths(ty) is not None:           # a random map: two n × m matrices
+                widths, out = _map_widths(ty)  # type: ignore[misc]
+                m, k = sum(_size_of_ty(w, sz) for w in widths), _size_of_ty(out, sz)
+                n += 2 * k * m + k
         return n
     except (EvalError, KeyError, arith.NotASize):
         return 0
@@ -1670,11 +1702,12 @@ def _entries_to_draw(g: GlobalDecl, plan: _Plan, sizes: dict[str, int]) -> int:
 
 def _elements(a: Assignment) -> int:
     return sum(int(np.size(v)) for v in a.tensors.values()) + \
-        sum(int(np.size(x)) for fam in a.families.values() for x in fam)
+        sum(int(np.size(x)) for fam in a.families.values() for x in fam) + \
+        sum(int(np.size(f.M) + np.size(f.P) + np.size(f.c)) for f in a.maps.values())
 
 
 def _search(g: GlobalDecl, env: GlobalEnv, plan: _Plan, witness: bool,
-            budget: tuple[int, float], seed: int, notes: list[str] | None = None
+            budget: tuple[int, float, int], seed: int, notes: list[str] | None = None
             ) -> Counterexample | None:
     for ci, sizes in enumerate(_size_schedule(g, plan)):
         for di, data in enumerate(_DRAWS):
@@ -1712,6 +1745,9 @@ def _search(g: GlobalDecl, env: GlobalEnv, plan: _Plan, witness: bool,
                              f"data has {_elements(base):,} entries, too many to re-check in "
                              f"exact arithmetic (up to {EXACT_ELEMENTS:,})")
                 return None
+            # A candidate found late in the budget still gets its exact re-check: up to one
+            # more budget's work (then the search ends at the next `_spent`).
+            WORK_LIMIT[0] = max(budget[0], WORK[0] + budget[2])
             try:
                 ae = _complete(g, env, plan, base, "exact")
                 if ae is None:
@@ -1719,6 +1755,8 @@ def _search(g: GlobalDecl, env: GlobalEnv, plan: _Plan, witness: bool,
                 cx = _locate(g, env, ae, "exact", witness)
             except EvalError:
                 continue
+            finally:
+                WORK_LIMIT[0] = budget[0]
             if cx is not None:
                 return cx
     return None
