@@ -211,6 +211,32 @@ CASES = [
     Case("definition_hypothesis_not_satisfied",
          {"a.lemma": "theorem t (a b : Nat) (x : Vec a) : castIdx b x = castIdx b x\n"},
          "a.lemma:1:37", "`castIdx` needs `a = b`", "t"),
+    # ---- sixteenth review: input that was accepted with another meaning, or crashed
+    # `h a (c := 99)` dropped `c`, and `app2` passed 2 for it: `2 • x = 2 • x` was proved
+    Case("named_argument_after_a_missing_one",
+         {"a.lemma": "def h (n : Nat) (x : Vec n) (c : ℝ) : Vec n := c • x\n"
+                     "def app2 (n : Nat) (f : Vec n → ℝ → Vec n) (x : Vec n) : Vec n := f x 2\n"
+                     "theorem t (a : Nat) (x : Vec a) : app2 a (h a (c := 99)) x = 2 • x\n"},
+         "a.lemma:3:47", "`h` gets `c` but not the argument `x` before it", "t"),
+    Case("named_argument_given_twice",
+         {"a.lemma": "def h (n : Nat) (x : Vec n) (c : ℝ) : Vec n := c • x\n"
+                     "theorem t (a : Nat) (x : Vec a) : h a x (c := 5) (c := 7) = 7 • x\n"},
+         "a.lemma:2:50", "the argument `c` of `h` is given twice", "t"),
+    Case("untyped_binders_of_a_size_that_does_not_split",
+         {"a.lemma": "theorem t (n : Nat) (v : Vec n) : v = fun i j => 0\n"},
+         "a.lemma:1:39", "Vec n does not split into 2 factors", "t"),
+    Case("a_binder_named_like_a_type",
+         {"a.lemma": "theorem t (Nat : ℝ) : Nat = Nat\n"},
+         "a.lemma:1:12", "`Nat` names a type", "t"),
+    Case("a_declaration_named_like_a_type",
+         {"a.lemma": "def Fin (n : Nat) : ℝ := 0\n"},
+         "a.lemma:1:1", "`Fin` names a type", "Fin"),
+    Case("linear_in_a_size",
+         {"a.lemma": "@[linear n] opaque f (n : Nat) (x : Vec n) : Vec n\n"},
+         "a.lemma:1:13", "needs `n` and the result of `f` to be vectors", "f"),
+    Case("linear_with_a_real_result",
+         {"a.lemma": "@[linear x] opaque f (x : Vec 2) : ℝ\n"},
+         "a.lemma:1:13", "needs `x` and the result of `f` to be vectors", "f"),
 ]
 
 
@@ -399,3 +425,35 @@ def test_what_once_crashed_or_hung_now_ends(tmp_path, monkeypatch, capsys) -> No
     assert verdicts["big"] == "proved" and verdicts["w"] == "proved"
     assert verdicts["h2"] == "unknown" and "bits is not evaluated exactly" in out
     assert verdicts["grid"] == "unknown" and verdicts["c2"] != "proved"
+
+
+def test_elaboration_of_nested_comparisons_is_not_exponential(tmp_path, monkeypatch) -> None:
+    """Sixteenth review: a comparison whose Nat side meets a real side elaborates that side
+    again as a real, so each comparison nested in it was elaborated twice per level: 23 nested
+    `if`s took 160 s to load.  Counted in elaboration calls (not seconds): doubling the depth
+    must not square the work."""
+    from shardproof.library import Library
+    from shardproof.types import Elaborator
+
+    calls = [0]
+    orig = Elaborator.elab
+
+    def counting(self, t, ctx, expected=None):
+        calls[0] += 1
+        return orig(self, t, ctx, expected)
+    monkeypatch.setattr(Elaborator, "elab", counting)
+
+    def load(depth: int) -> int:
+        t = "x"
+        for _ in range(depth):
+            t = f"(if k ({t}) + 0 < 0.5 then 0 else 1)"
+        root = tmp_path / f"d{depth}"
+        root.mkdir()
+        (root / ".lemmaroot").write_text("")
+        (root / "h.lemma").write_text(f"def k (x : ℝ) : Nat := 1\n"
+                                      f"theorem t (x : ℝ) : {t} = 1 := by norm\n")
+        calls[0] = 0
+        Library(root).load(root / "h.lemma")
+        return calls[0]
+    small, large = load(8), load(16)
+    assert large < 5 * small, (small, large)

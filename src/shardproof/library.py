@@ -18,8 +18,8 @@ from pathlib import Path
 from . import terms as T
 from .errors import ImportError_, NameError_, ShardproofError, Span, TypeError_
 from .syntax import decode_source, parse_module, source_lines
-from .types import (Ctx, Elaborator, FinT, GlobalDecl, GlobalEnv, NatT, Param, PropT, Ty,
-                    check_binder_name)
+from .types import (TYPE_NAMES, Ctx, Elaborator, FinT, GlobalDecl, GlobalEnv, NatT, Param,
+                    PropT, Ty, VecT, check_binder_name)
 
 PRELUDE_FILES = ("core.lemma", "batch.lemma", "bn.lemma", "conv.lemma", "loss.lemma")
 ROOT_MARKER = ".lemmaroot"
@@ -200,6 +200,9 @@ def elaborate_module(lf: LoadedFile, lib: Library | None) -> None:
             raise NameError_(f"duplicate declaration `{name}`"
                              + (f" (first declared at {where})" if where else ""),
                              d.span, theorem=name)
+        if name in TYPE_NAMES:
+            raise NameError_(f"`{name}` names a type: a declaration cannot reuse it", d.span,
+                             theorem=name)
         if lf.env.get(name) is not None and lf.env.get(name).path.startswith("<prelude"):
             # (a redefinition would also change every prelude definition that uses it)
             raise NameError_(f"`{name}` is a built-in of the prelude; choose another name",
@@ -261,6 +264,11 @@ def elaborate_decl(d: T.Decl, env: GlobalEnv, el: Elaborator, path: str) -> Glob
         if d.linear_in is not None and d.linear_in not in {p.name for p in params}:
             raise TypeError_(f"`@[linear {d.linear_in}]` names no parameter of `{d.name}`",
                              d.span)
+        if d.linear_in is not None and not (isinstance(dict(binders)[d.linear_in], VecT)
+                                             and isinstance(ret_ty, VecT)):
+            # (linearity is read as a Jacobian: op(…, dy)[k] = Σ_j J[k, j]·dy[j])
+            raise TypeError_(f"`@[linear {d.linear_in}]` needs `{d.linear_in}` and the result "
+                             f"of `{d.name}` to be vectors (`Vec n`)", d.span)
         return GlobalDecl(d.name, "opaque", tuple(params), d.ret, linear_in=d.linear_in,
                           doc=d.doc, span=d.span, path=path, decl=d, ret_ty=ret_ty)
     if isinstance(d, T.Theorem):

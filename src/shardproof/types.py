@@ -253,6 +253,7 @@ class Elaborator:
 
     def __init__(self) -> None:
         self.cmp_types: dict[T.Cmp, Ty] = {}
+        self._cmp_memo: dict[tuple[int, int], tuple[T.Cmp, Ctx, tuple[T.Term, Ty]]] = {}
 
     # ---- types written by the user
     def type_of_term(self, t: T.Term, ctx: Ctx) -> Ty:
@@ -400,6 +401,19 @@ class Elaborator:
         return T.BinOp(op, a, b, span=t.span), RealT()
 
     def _e_Cmp(self, t: T.Cmp, ctx: Ctx, expected):
+        # A side that comes back Nat against a real one is elaborated again as a real, so each
+        # comparison nested in it would be elaborated twice per level (2^depth: 160 s for 23
+        # nested `if`s): a comparison's result is remembered for this very term and context
+        # (neither changes while a term is elaborated; both are kept alive, so ids stay theirs).
+        key = (id(t), id(ctx))
+        hit = self._cmp_memo.get(key)
+        if hit is not None:
+            return hit[2]
+        out = self._e_Cmp_once(t, ctx)
+        self._cmp_memo[key] = (t, ctx, out)
+        return out
+
+    def _e_Cmp_once(self, t: T.Cmp, ctx: Ctx):
         a, aty = self.elab(t.lhs, ctx, None)
         b, bty = self.elab(t.rhs, ctx, aty if not isinstance(aty, FinT) else NatT())
         if isinstance(aty, NatT) and isinstance(bty, RealT):
@@ -471,7 +485,12 @@ class Elaborator:
                     doms.append(e.dom)
                     e = e.cod
         elif isinstance(expected, VecT) and any(b.ty is None for b in t.binders):
-            doms = [FinT(s) for s in split_size(expected.size, len(t.binders))]
+            sizes = split_size(expected.size, len(t.binders))
+            if sizes is None:
+                raise _err(f"{expected} does not split into {len(t.binders)} factors at its "
+                           "top-level products, one per binder: give the binders' types "
+                           "(`fun (i : Fin a) (j : Fin b) => …`)", t, ctx)
+            doms = [FinT(s) for s in sizes]
         bs = self.bind(t.binders, t.body, inner, doms)
         btys = [inner.locals[b.name] for b in bs]
         # The body is elaborated once: elaborating it again for the family case made nested
@@ -598,7 +617,12 @@ class Elaborator:
         if g.kind == "theorem":
             raise _err(f"`{g.name}` is a theorem; cite it in a proof (`by rw [{g.name}]`)",
                        head, ctx)
-        named = {a.name: a for a in args if isinstance(a, T.NamedArg)}
+        named: dict[str, T.NamedArg] = {}
+        for a in args:
+            if isinstance(a, T.NamedArg):
+                if a.name in named:
+                    raise _err(f"the argument `{a.name}` of `{g.name}` is given twice", a, ctx)
+                named[a.name] = a
         positional = [a for a in args if not isinstance(a, T.NamedArg)]
         explicit = [p for p in g.params if not p.implicit and p.kind != "hyp"]
         mapping: dict[str, T.Term] = {}
@@ -623,6 +647,12 @@ class Elaborator:
             out_args[p.name] = e
             mapping[p.name] = e
         extra = list(pos)
+        for nm, na in named.items():   # a partial application takes its arguments in order
+            if nm not in out_args:
+                missing = next(p.name for p in g.params if p.kind != "hyp" and not p.implicit
+                               and p.name not in out_args)
+                raise _err(f"`{g.name}` gets `{nm}` but not the argument `{missing}` before it: "
+                           f"a partial application takes its arguments in order", na, ctx)
         # Implicits must now be known.
         for p in g.params:
             if p.implicit and p.kind != "hyp" and p.name not in mapping:
@@ -906,6 +936,8 @@ def check_binder_name(b: T.Binder, before: tuple[T.Binder, ...], ctx: "Ctx") -> 
     name, so a local `gg` would be taken for the definition `gg`."""
     if any(o.name == b.name for o in before):
         raise _err(f"the binder `{b.name}` is declared twice", b, ctx)
+    if b.name in TYPE_NAMES:          # (`Fin 3` would be a type here and a value there)
+        raise _err(f"`{b.name}` names a type: a binder cannot reuse it", b, ctx)
     if b.name in ctx.locals:
         raise _err(f"`{b.name}` is already bound here; a `fun`, `∑` or `∀` binder may not "
                    "shadow it: use another name", b, ctx)
