@@ -116,6 +116,8 @@ def test_a_corrupt_cache_file_is_ignored_and_rewritten(tmp_path, capsys):
         {"format": 2, "verdicts": {key: {**good, "verdict": "maybe"}}},
         {"format": 2, "verdicts": {key: {**good, "lemmas": [["not", "a", "name"]]}}},
         {"format": 2, "verdicts": {key: {**good, "trace": ["not a step"]}}},
+        {"format": 2, "verdicts": {key: {**good, "seconds": float("-inf")}}},   # crashed
+        {"format": 2, "verdicts": {key: {**good, "seconds": float("nan")}}},
     ]
     for data in corrupt:
         (cache / "verdicts.json").write_text(json.dumps(data))
@@ -165,3 +167,17 @@ def test_the_ci_recipe_caches_the_directory_it_restores(tmp_path, monkeypatch, c
                      "lemmas/"]) == 0
     capsys.readouterr()
     assert (tmp_path / saved / "verdicts.json").is_file()
+
+
+def test_a_cached_counterexample_prints_as_a_fresh_one(tmp_path, capsys):
+    """Sixteenth review: the cache saved records with sorted keys, so a warm run printed a
+    counterexample's parts (sizes, reals, tensors, indices) in another order than a cold one."""
+    (tmp_path / ".lemmaroot").write_text("")
+    (tmp_path / "r.lemma").write_text(
+        "theorem bad (R : Nat) (x : ℝ) (g : Vec R) (r : Fin R) : g r + x = g r := by norm\n")
+    outs = []
+    for _ in range(3):
+        assert cli.main(["check", "--no-times", "--no-color", "--cache-dir",
+                         str(tmp_path / "c"), str(tmp_path / "r.lemma")]) == 1
+        outs.append(capsys.readouterr().out)
+    assert outs[0] == outs[1] == outs[2] and "refuted" in outs[0]

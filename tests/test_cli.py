@@ -323,3 +323,35 @@ def test_explain_and_axioms_refuse_to_guess_between_theorems_of_one_name(tmp_pat
         assert "2 theorems are named `L`" in err and "a.lemma:1" in err and "b.lemma:1" in err
     assert cli.main(["explain", "L", "b.lemma", "--no-cache"]) == 1     # refuted
     assert "refuted" in capsys.readouterr().out
+
+
+def test_sixteenth_review_cli_inputs(tmp_path, capsys, monkeypatch) -> None:
+    """Option values the search cannot take are usage errors (they were internal errors); a
+    directory without `.lemma` files is an input error (a mistyped CI path passed as
+    "0 proved"); `axioms` exits 2 when another file given has an input error, and 1 when the
+    proof was not replayed (nothing was checked against the allowlist); an op of the user's
+    own marked `@[linear x]` is listed by `axioms` as its own claim, outside the allowlist."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    (tmp_path / ".lemmaroot").write_text("")
+    (tmp_path / "a.lemma").write_text("theorem a (x : ℝ) : x + 1 = x := by norm\n")
+    for bad in (["--seed", "-1"], ["--search-seconds", "nan"], ["--search-seconds", "inf"],
+                ["--search-seconds", "1e308"], ["-j", "0"], ["-j", "x"]):
+        code, _, err = run(capsys, "check", *bad, "a.lemma")
+        assert code == 2 and "usage:" in err and "internal error" not in err, (bad, err)
+    (tmp_path / "empty").mkdir()
+    code, _, err = run(capsys, "check", "--no-cache", "empty")
+    assert code == 2 and "no `.lemma` files in the directory empty" in err
+    (tmp_path / "op.lemma").write_text(
+        "@[linear x] opaque sq (n : Nat) (x : Vec n) : Vec n\n"
+        "theorem lin (x y : Vec 1) : sq 1 (fun (i : Fin 1) => x i + y i) = "
+        "fun (i : Fin 1) => sq 1 x i + sq 1 y i := by norm\n")
+    (tmp_path / "axioms.allow").write_text(
+        (Path(__file__).resolve().parents[1] / "lemmas" / "axioms.allow").read_text())
+    code, out, _ = run(capsys, "axioms", "lin", "op.lemma", "--no-cache")
+    assert code == 1 and "  linear:sq   NOT IN axioms.allow" in out
+    code, out, _ = run(capsys, "axioms", "lin", "op.lemma", "--no-cache", "--no-replay")
+    assert code == 1 and "not replayed" in out
+    (tmp_path / "broken.lemma").write_bytes(b"theorem b (x : \xff) : x = x\n")
+    code, _, err = run(capsys, "axioms", "lin", "broken.lemma", "op.lemma", "--no-cache")
+    assert code == 2 and "broken.lemma:1" in err

@@ -324,3 +324,34 @@ def test_graph_renders_in_headless_chromium(site: Path, tmp_path: Path) -> None:
     shot = Path(out["screenshot"])
     assert shot.is_file()
     print(f"\nreport screenshot: {shot}")
+
+
+def test_sixteenth_review_report_inputs(tmp_path: Path) -> None:
+    """(1) Two unrelated files may declare a theorem of one name, but the report keeps pages,
+    graph and verdicts by name: a refuted `t` was shown `proved` and the run exited 0.  It is
+    now an input error naming both places.  (2) A chain of 1,100 citations overflowed the
+    recursion of the graph's depths.  (3) `a b.lemma` and `a+b.lemma` got one page.  (4) A
+    file name that is not UTF-8 crashed the writing of the pages."""
+    from shardproof.errors import ShardproofError
+
+    same = tmp_path / "same"
+    same.mkdir()
+    (same / ".lemmaroot").write_text("")
+    (same / "a.lemma").write_text("theorem t (x : ℝ) : x + 1 = x := by norm\n")
+    (same / "b.lemma").write_text("theorem t (x : ℝ) : x + x = 2 * x := by norm\n")
+    with pytest.raises(ShardproofError, match="`t` is declared at .*a.lemma:1 and at .*b.lemma:1"):
+        build_report([str(same)], str(tmp_path / "o1"), OPTIONS)
+
+    chain = tmp_path / "chain"
+    chain.mkdir()
+    (chain / ".lemmaroot").write_text("")
+    lines = ["theorem c0 (x : ℝ) : x = x := by norm"]
+    lines += [f"theorem c{k} (x : ℝ) : x = x := by rw [c{k - 1}]" for k in range(1, 1100)]
+    (chain / "chain.lemma").write_text("\n".join(lines) + "\n")
+    (chain / "a b.lemma").write_text("theorem p (x : ℝ) : x = x := by norm\n")
+    (chain / "a+b.lemma").write_text("theorem q (x : ℝ) : x = x := by norm\n")
+    if sys.platform != "darwin":                  # (macOS refuses names that are not UTF-8)
+        (chain / os.fsdecode(b"\xff.lemma")).write_text("theorem u (x : ℝ) : x = x := by norm\n")
+    index = build_report([str(chain)], str(tmp_path / "o2"), Options(search_seconds=0.0))
+    pages = {p.name for p in index.parent.glob("*.lemma.html")}
+    assert {"a_b.lemma.html", "a_b~2.lemma.html", "chain.lemma.html"} <= pages

@@ -151,8 +151,9 @@ class VerdictCache:
         tmp = self.file.with_suffix(f".tmp{os.getpid()}")
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
-            tmp.write_text(json.dumps({"format": CACHE_FORMAT, "verdicts": self.data},
-                                      sort_keys=True), encoding="utf-8")
+            # (not sort_keys: a record's dicts keep their order, which the output prints in)
+            tmp.write_text(json.dumps({"format": CACHE_FORMAT, "verdicts": self.data}),
+                           encoding="utf-8")
             os.replace(tmp, self.file)
         except OSError as exc:  # a read-only or missing place: an input error, not a crash
             raise ShardproofError(f"cannot write the cache {self.file}: "

@@ -78,6 +78,14 @@ class Options:
     seed: int = 0
     cache_dir: str | None = None      # a directory for the incremental cache (None: no cache)
 
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.search_seconds <= 86_400.0:          # (also false for nan)
+            raise ValueError(f"search_seconds must be from 0 to 86400, not {self.search_seconds}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise ValueError(f"seed must be a natural number, not {self.seed!r}")
+        if isinstance(self.fuel, bool) or not isinstance(self.fuel, int) or self.fuel < 0:
+            raise ValueError(f"fuel must be a natural number, not {self.fuel!r}")
+
     def fingerprint(self) -> str:
         """The options that can change a verdict (part of every cache key)."""
         return f"search={self.search_seconds} replay={self.replay} fuel={self.fuel} " \
@@ -100,7 +108,10 @@ def lemma_files(paths: Iterable[str | Path]) -> list[Path]:
     for p in paths:
         p = Path(p)
         if p.is_dir():
-            out.extend(sorted(q for q in p.rglob("*.lemma") if q.is_file()))
+            found = sorted(q for q in p.rglob("*.lemma") if q.is_file())
+            if not found:     # (a mistyped CI path must not pass as "0 proved")
+                raise ShardproofError(f"no `.lemma` files in the directory {p}")
+            out.extend(found)
         elif p.exists():
             out.append(p)
         else:
@@ -224,6 +235,8 @@ def _verdict_from_record(rec: Any, name: str) -> Verdict | None:
     for k, types in _RECORD_FIELDS.items():
         if k in rec and not isinstance(rec[k], types):
             return None
+    if not 0 <= rec.get("seconds", 0) < float("inf"):       # (-Infinity, NaN)
+        return None
     if not all(isinstance(x, str) for k in ("rules", "lemmas", "oracles", "kernel")
                for x in rec.get(k, ())) or \
             not all(isinstance(step, dict) for step in rec.get("trace", ())):

@@ -57,6 +57,44 @@ _XML_BAD = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-
 
 # --------------------------------------------------------------------------- argument parsing
 
+MAX_SEARCH_SECONDS = 86_400.0      # a day: the work count stays a plain integer
+
+
+def _budget(text: str) -> float:
+    """A search budget: a finite number of nominal seconds, 0 to a day."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not 0.0 <= value <= MAX_SEARCH_SECONDS:      # (also false for nan)
+        raise argparse.ArgumentTypeError(
+            f"expected seconds from 0 to {MAX_SEARCH_SECONDS:g}, got {text!r}")
+    return value
+
+
+def _seed(text: str) -> int:
+    """A search seed: a natural number (numpy's generators take no negative seed)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a natural number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a natural number, got {text!r}")
+    return value
+
+
+def _jobs(text: str) -> int:
+    """A number of processes: 1 to 256."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not 1 <= value <= 256:
+        raise argparse.ArgumentTypeError(f"expected a number of processes from 1 to 256, "
+                                         f"got {text!r}")
+    return value
+
+
 def _common_options() -> argparse.ArgumentParser:
     """Options every subcommand accepts (so they may follow the subcommand's name)."""
     p = argparse.ArgumentParser(add_help=False)
@@ -66,12 +104,12 @@ def _common_options() -> argparse.ArgumentParser:
                    help="print and record every time as 0 (byte-identical output across runs)")
     p.add_argument("--no-replay", action="store_true",
                    help="do not replay proofs in the kernel (faster, less trusted)")
-    p.add_argument("--search-seconds", type=float, default=Options.search_seconds, metavar="S",
+    p.add_argument("--search-seconds", type=_budget, default=Options.search_seconds, metavar="S",
                    help="counterexample search budget per theorem, in nominal seconds: "
                         "counted as evaluation work (about that many seconds on a 2-core "
                         "reference machine), so the verdict is the same on any machine "
                         "(default: %(default)s)")
-    p.add_argument("--seed", type=int, default=Options.seed, metavar="N",
+    p.add_argument("--seed", type=_seed, default=Options.seed, metavar="N",
                    help="seed of the counterexample search (default: %(default)s)")
     p.add_argument("--cache-dir", default=None, metavar="DIR",
                    help="the incremental cache: verdicts of unchanged theorems (and of "
@@ -103,7 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
     chk.add_argument("--format", choices=("text", "json"), default="text",
                      help="text (default) or json: one JSON object per theorem per line")
     chk.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report to FILE")
-    chk.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
+    chk.add_argument("-j", "--jobs", type=_jobs, default=1, metavar="N",
                      help="check files in N processes (output identical to -j 1)")
     level = chk.add_mutually_exclusive_group()
     level.add_argument("-q", "--quiet", action="store_true",
@@ -533,7 +571,8 @@ def _write_junit(s: _Session, path: Path, results, elapsed: float) -> None:
     root.set("time", f"{elapsed:.6f}")
     ET.indent(root)
     data = ET.tostring(root, encoding="unicode")
-    path.write_text('<?xml version="1.0" encoding="UTF-8"?>\n' + data + "\n", encoding="utf-8")
+    path.write_text('<?xml version="1.0" encoding="UTF-8"?>\n' + data + "\n", encoding="utf-8",
+                    errors="backslashreplace")      # (a file name that is not UTF-8)
 
 
 # --------------------------------------------------------------------------- explain / axioms
@@ -609,6 +648,8 @@ def _cmd_explain(s: _Session) -> int:
     print(f"trace:    {len(v.trace)} step{'s' if len(v.trace) != 1 else ''}", file=out)
     for ln in _trace_lines(v.trace):
         print(ln, file=out)
+    if s.errors:                               # another file given had an input error
+        return EXIT_INPUT
     return EXIT_OK if v.verdict == "proved" else EXIT_FAILED
 
 
@@ -662,7 +703,9 @@ def _cmd_axioms(s: _Session) -> int:
         for r in sorted(v.rules):
             print(f"  {r}", file=out)
     ok = v.verdict == "proved" and all(st == "proved" for st in lemmas.values()) and \
-        not outside
+        not outside and bool(v.replayed)      # (not replayed: nothing was checked against it)
+    if s.errors:                               # another file given had an input error
+        return EXIT_INPUT
     return EXIT_OK if ok else EXIT_FAILED
 
 
@@ -727,10 +770,11 @@ def _parse(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.
 
 
 def _ensure_encodable(stream: TextIO) -> None:
-    """Lemmas are Unicode (ℝ, ∑, ε): never crash on a terminal that cannot show them."""
-    enc = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
+    """Lemmas are Unicode (ℝ, ∑, ε): never crash on a terminal that cannot show them, nor on
+    a file name that is not UTF-8 (Python holds its bytes as surrogates, which no encoding
+    takes)."""
     reconfigure = getattr(stream, "reconfigure", None)
-    if enc not in ("utf8", "utf_8") and reconfigure is not None:
+    if reconfigure is not None:
         try:
             reconfigure(errors="backslashreplace")
         except ValueError:  # pragma: no cover - a stream that cannot be reconfigured mid-use

@@ -119,7 +119,8 @@ def build_report_and_verdicts(paths: Iterable[str | Path], out_dir: str | Path,
         out.mkdir(parents=True, exist_ok=True)
         _remove_stale(out, set(pages))
         for name in sorted(pages):
-            (out / name).write_text(pages[name], encoding="utf-8", newline="\n")
+            (out / name).write_text(pages[name], encoding="utf-8", newline="\n",
+                                    errors="backslashreplace")   # (a file name not UTF-8)
     except OSError as exc:  # read-only, a file in the way: an input error, not a crash
         raise ShardproofError(f"cannot write the report to {exc.filename or out}: "
                               f"{exc.strerror or exc}") from None
@@ -172,8 +173,15 @@ def _collect(paths: list[str], options: Options | None) -> _Site:
     for f in ordered:
         by_display[f.lf.path] = f
         for g in f.lf.own:
-            decls.setdefault(g.name, (g, f))
-    verdicts = dict(ck.verdicts)
+            first = decls.setdefault(g.name, (g, f))
+            if first[0] is not g:     # pages, graph and verdicts are by name: one per name
+                raise ShardproofError(
+                    f"a report names each declaration once, but `{g.name}` is declared at "
+                    f"{_where(first[0], first[1])} and at {_where(g, f)}: rename one, or report "
+                    "the files separately", g.span)
+    # The checker keeps verdicts by name; each is this site's declaration's (unique above).
+    verdicts = {n: v for n, (g, _f) in decls.items()
+                if (v := ck.verdict_of(g)) is not None}
     nodes = _graph_nodes(ordered, verdicts, by_display)
     cited_by: dict[str, list[str]] = {}
     for n in nodes.values():
@@ -183,6 +191,10 @@ def _collect(paths: list[str], options: Options | None) -> _Site:
         cited_by[k] = sorted(set(cited_by[k]))
     roots = sorted({f.root.name for f in ordered})
     return _Site(ordered, verdicts, decls, nodes, cited_by, ", ".join(roots) or "lemmas")
+
+
+def _where(g: GlobalDecl, f: _File) -> str:
+    return f"{f.lf.path}:{g.span.line}" if g.span is not None else f.lf.path
 
 
 def _import_closure(ck: Checker, lf: LoadedFile) -> list[str]:
@@ -218,9 +230,15 @@ def _name_pages(files: list[_File]) -> None:
         if len(same) > 1:
             for f in same:
                 f.module = f"{f.root.name}:{f.module}"
+    taken: set[str] = set()
     for f in files:
         safe = re.sub(r"[^A-Za-z0-9._-]", "_", f.module.replace(":", "__"))
-        f.page = f"{safe}.lemma.html"
+        page, k = f"{safe}.lemma.html", 1
+        while page in taken:              # `a b` and `a+b` are both `a_b`: number the next
+            k += 1
+            page = f"{safe}~{k}.lemma.html"
+        taken.add(page)
+        f.page = page
 
 
 def _topological(files: dict[str, _File]) -> list[_File]:
@@ -307,22 +325,26 @@ def _graph_nodes(files: list[_File], verdicts: dict[str, Verdict],
 
 
 def _depths(nodes: dict[str, _Node]) -> None:
-    """Definitions at 0; a theorem at 1 + the deepest lemma it cites (1 when it cites none)."""
+    """Definitions at 0; a theorem at 1 + the deepest lemma it cites (1 when it cites none).
+    Iterative: a chain of citations may be longer than Python's recursion limit."""
     memo: dict[str, int] = {}
-
-    def depth(name: str, stack: frozenset[str]) -> int:
-        if name in memo:
-            return memo[name]
-        n = nodes[name]
-        if n.kind == "def":
-            memo[name] = 0
-            return 0
-        ds = [depth(d, stack | {name}) for d in n.deps if d not in stack]
-        memo[name] = 1 + max(ds, default=0)
-        return memo[name]
-
-    for name in sorted(nodes):
-        nodes[name].depth = depth(name, frozenset())
+    for start in sorted(nodes):
+        stack, on_stack = [start], {start}
+        while stack:
+            name = stack[-1]
+            n = nodes[name]
+            nxt = None if name in memo or n.kind == "def" else \
+                next((d for d in n.deps if d not in memo and d not in on_stack), None)
+            if nxt is not None:                   # (a dep on the stack would be a cycle)
+                stack.append(nxt)
+                on_stack.add(nxt)
+                continue
+            if name not in memo:
+                memo[name] = 0 if n.kind == "def" else \
+                    1 + max((memo[d] for d in n.deps if d in memo), default=0)
+            on_stack.discard(stack.pop())
+    for name, node in nodes.items():
+        node.depth = memo[name]
 
 
 # layout constants (pixels)
