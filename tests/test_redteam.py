@@ -355,3 +355,18 @@ theorem honest (X : Vec 2) : shardI 1 1 2 X 0 1 = X 1 := by
     got = {v.name: v.verdict for v in check_paths([root / "t.lemma"],
                                                    Options(search_seconds=2.0)).verdicts}
     assert got["bad5"] != "proved" and got["honest"] == "proved", got
+
+
+def test_one_equation_text_typed_two_ways_gives_the_engine_no_type(tmp_path: Path) -> None:
+    """Sixteenth review (a latent risk): the elaborator remembers each equation's type by its
+    text, and the engine reads a vector equation's range from it; `∀ (u : Vec 3), u = u` beside
+    `∀ (u : Vec 2), u = u` is one key, and the later scope's `Vec 2` stood for both.  Such a
+    key now records no type, so the engine never compares only the first entries."""
+    from shardproof.library import Library
+    (tmp_path / ".lemmaroot").write_text("")
+    p = tmp_path / "t.lemma"
+    p.write_text("theorem two : (∀ (u : Vec 3), u = u) ∧ (∀ (u : Vec 2), u = u) := by norm\n"
+                 "theorem one : ∀ (u : Vec 3), u = u := by norm\n")
+    two, one = Library(tmp_path).load(p).own
+    assert list(two.cmp_types.values()) == [None]
+    assert [str(t) for t in one.cmp_types.values()] == ["Vec 3"]

@@ -413,6 +413,14 @@ class Elaborator:
         self._cmp_memo[key] = (t, ctx, out)
         return out
 
+    def _record_cmp(self, out: T.Cmp, ty: Ty) -> None:
+        """Remember the type of an equation's sides for the engine.  Terms compare by
+        structure, so one equation's text under two scopes that type it differently
+        (`∀ (u : Vec 3), u = E` beside `∀ (u : Vec 2), u = E`) is one key: it is then recorded
+        as unknown (None), and the engine does not read a vector's range from it."""
+        old = self.cmp_types.get(out, ty)
+        self.cmp_types[out] = ty if old is not None and old == ty else None
+
     def _e_Cmp_once(self, t: T.Cmp, ctx: Ctx):
         a, aty = self.elab(t.lhs, ctx, None)
         b, bty = self.elab(t.rhs, ctx, aty if not isinstance(aty, FinT) else NatT())
@@ -422,7 +430,7 @@ class Elaborator:
             b, bty = self.elab(t.rhs, ctx, RealT())
         if is_nat(aty) and is_nat(bty):
             out = T.Cmp(t.op, a, b, span=t.span)
-            self.cmp_types[out] = NatT()
+            self._record_cmp(out, NatT())
             return out, PropT()
         if t.op in ("=", "≠"):
             if not ty_eq(aty, bty, ctx):
@@ -430,7 +438,7 @@ class Elaborator:
             if isinstance(aty, PropT) or (isinstance(aty, FunT) and not _family_like(aty)):
                 raise _err(f"cannot compare terms of type {aty}", t, ctx)
             out = T.Cmp(t.op, a, b, span=t.span)
-            self.cmp_types[out] = aty
+            self._record_cmp(out, aty)
             return out, PropT()
         if not (isinstance(aty, RealT) and isinstance(bty, RealT)):
             raise _err(f"`{t.op}` compares numbers; got {aty} and {bty}", t, ctx)
