@@ -222,6 +222,10 @@ CASES = [
          {"a.lemma": "def h (n : Nat) (x : Vec n) (c : ℝ) : Vec n := c • x\n"
                      "theorem t (a : Nat) (x : Vec a) : h a x (c := 5) (c := 7) = 7 • x\n"},
          "a.lemma:2:50", "the argument `c` of `h` is given twice", "t"),
+    Case("named_argument_for_a_condition",            # (was an internal error)
+         {"a.lemma": "def f (n : Nat) (h : 0 < n) (x : Vec n) : Vec n := x\n"
+                     "theorem t (n : Nat) (hn : 0 < n) (x : Vec n) : f n x (h := hn) = x\n"},
+         "a.lemma:2:54", "`h` is a condition of `f`", "t"),
     Case("untyped_binders_of_a_size_that_does_not_split",
          {"a.lemma": "theorem t (n : Nat) (v : Vec n) : v = fun i j => 0\n"},
          "a.lemma:1:39", "Vec n does not split into 2 factors", "t"),

@@ -133,6 +133,13 @@ theorem fake_ne_le (R : Nat) (h : R + 0.00000000000000001 ≤ R) (x : ℝ) : x �
 theorem fake_ne_pow (R : Nat) (h : R ^ 40 + 1 = R ^ 40 * (0.5 * 2)) (x : ℝ) : R * x ≠ 0 := by norm
 theorem fake_ne_implicit (R : Nat) {h : R * 0.0000000001 = 0} (x : ℝ) : R * x ≠ 0 := by norm
 """,
+    # Seventeenth review (of a fix made the same day): the statement's `n ≠ 0` about a size and
+    # a hypothesis's `n ≠ 0` about a real were one key of the elaborator's comparison types;
+    # recorded as "unknown", the statement read as a `≠` between reals, and a witness n = 1
+    # "proved" it with `--no-replay` (it claims every n, and fails at n = 0).
+    "cmp_type_shared": """
+theorem c1 (h : (fun (n : ℝ) => if n ≠ 0 then 1 else 1) 5 = 1) (n : Nat) : n ≠ 0 := by norm
+""",
 }
 # True statements the counterexample search once "refuted" (a hypothesis over reals checked at
 # one sample): they must never come out `refuted`.
@@ -151,7 +158,7 @@ theorem mp_tie_true (y : ℝ) : (maxPool3s2 1 1 1 (fun (i : Fin 4) => if i < 2 t
     exp y * (1 + sqrt 2) ^ 3 else exp y * (7 + 5 * sqrt 2)) 0 - exp y * (1 + sqrt 2) ^ 3) *
     100000000000000000000 = 0 := by norm
 """
-FALSE = {"fake_ne", "fake_ne_closed", "fake_ne_le", "fake_ne_pow", "fake_ne_implicit",
+FALSE = {"c1", "fake_ne", "fake_ne_closed", "fake_ne_le", "fake_ne_pow", "fake_ne_implicit",
          "inv_mul_zero", "bad_capture", "bad_capture2", "bad_sizes", "bad_member", "every_real_is_zero", "fake_ne_exp", "fake_ne_search", "fake_ne_big", "bad_ite", "fin_oob", "fin_zero", "vec_long", "late_bind", "late_bind2", "bad8", "bad2", "anything", "vac_real", "vac_norm", "pow_ne", "pos_ne", "size_ne", "tiny_sign",
          "tiny_div", "sq_ne", "zero_eq_one", "bad_ne", "clash", "one_eq_zero", "nat_clash", "vec_clash",
          "fin_clash"}
@@ -356,17 +363,3 @@ theorem honest (X : Vec 2) : shardI 1 1 2 X 0 1 = X 1 := by
                                                    Options(search_seconds=2.0)).verdicts}
     assert got["bad5"] != "proved" and got["honest"] == "proved", got
 
-
-def test_one_equation_text_typed_two_ways_gives_the_engine_no_type(tmp_path: Path) -> None:
-    """Sixteenth review (a latent risk): the elaborator remembers each equation's type by its
-    text, and the engine reads a vector equation's range from it; `∀ (u : Vec 3), u = u` beside
-    `∀ (u : Vec 2), u = u` is one key, and the later scope's `Vec 2` stood for both.  Such a
-    key now records no type, so the engine never compares only the first entries."""
-    from shardproof.library import Library
-    (tmp_path / ".lemmaroot").write_text("")
-    p = tmp_path / "t.lemma"
-    p.write_text("theorem two : (∀ (u : Vec 3), u = u) ∧ (∀ (u : Vec 2), u = u) := by norm\n"
-                 "theorem one : ∀ (u : Vec 3), u = u := by norm\n")
-    two, one = Library(tmp_path).load(p).own
-    assert list(two.cmp_types.values()) == [None]
-    assert [str(t) for t in one.cmp_types.values()] == ["Vec 3"]

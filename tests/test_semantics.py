@@ -852,3 +852,25 @@ def test_exact_evaluation_is_bounded_by_its_work(tmp_path: Path) -> None:
     lf = load(tmp_path, "theorem m (f : Vec 300 → Vec 300) (x : Vec 1) : x = x + x := by norm\n")
     g = lf.own[0]
     assert S._entries_to_draw(g, S._plan(g), {}) == 1 + 2 * 300 * 300 + 300
+
+
+def test_an_exact_op_is_charged_before_it_runs(tmp_path: Path, monkeypatch) -> None:
+    """Seventeenth review: an exact 60 × 60 conv with a 60 × 60 kernel (13 M sympy products)
+    ran 82 s under a 0.5 s budget: the op was charged its output's entries, after it ran.  It
+    is now charged its products first, and the search stops before running it."""
+    from shardproof import numeric_ops
+    from shardproof import semantics as S
+    lf = load(tmp_path, "theorem slow (W : Vec (1 * 1 * 60 * 60)) (b : Vec 1) "
+                        "(x : Vec (1 * (60 * 60))) : conv 1 1 60 60 60 60 W b x = "
+                        "conv 1 1 60 60 60 60 W b (x + x) := by norm\n")
+    real_apply = numeric_ops.apply
+    exact_runs = []
+
+    def apply(name, sizes, args):
+        if any(getattr(a, "dtype", None) == object for a in args):
+            exact_runs.append(name)
+        return real_apply(name, sizes, args)
+    monkeypatch.setattr(numeric_ops, "apply", apply)
+    notes: list[str] = []
+    assert S.find_counterexample(lf.own[0], lf.env, budget_seconds=0.5, notes=notes) is None
+    assert exact_runs == []

@@ -461,6 +461,13 @@ COST_PER_NODE = 16
 WORK_LIMIT = [float("inf")]      # set by the search while it runs
 
 
+def _charge(units: int) -> None:
+    """Count evaluation work; past the search's limit, end the evaluation (one can be long)."""
+    WORK[0] += units
+    if WORK[0] > WORK_LIMIT[0]:
+        raise EvalError("the search's work budget ran out inside one evaluation")
+
+
 def _work(arr: np.ndarray) -> int:
     """The work of computing ``arr``: one unit per float entry; exact entries by their kind."""
     if arr.dtype != object:
@@ -536,9 +543,7 @@ class _Ev:
         if m is None:
             raise EvalError(f"`{pretty(t)}` has no numeric meaning")
         v = m(t, loc)
-        WORK[0] += COST_PER_NODE + (_work(v.arr) if isinstance(v, Val) else 0)
-        if WORK[0] > WORK_LIMIT[0]:              # one evaluation can be long: the budget, here
-            raise EvalError("the search's work budget ran out inside one evaluation")
+        _charge(COST_PER_NODE + (_work(v.arr) if isinstance(v, Val) else 0))
         return v
 
     def prop(self, t: T.Term, loc: dict) -> Val:
@@ -651,6 +656,12 @@ class _Ev:
             if out_n == 0:
                 return Val(np.zeros(grid + (0,), dtype=self.be.dtype), D, "real")
             raise EvalError(f"`{g.name}` at a zero size {sizes} has no implementation")
+        if self.be.exact:   # the op's own products, charged BEFORE it runs: at most one per
+            # output entry and entry of its largest input (a conv's oc·h·w × ic·kH·kW is below
+            # that); an exact 60 × 60 conv with a 60 × 60 kernel took 82 s of a 0.5 s budget
+            products = math.prod(grid) * out_n * max((x.shape[-1] for x in arrs), default=1)
+            irrational = any(not getattr(v, "is_Rational", True) for x in arrs for v in x.flat)
+            _charge(products * (IRRATIONAL_WORK if irrational else EXACT_ENTRY_WORK))
         full = [np.broadcast_to(x, grid + x.shape[D:]) for x in arrs]
         out = np.empty(grid + (out_n,), dtype=self.be.dtype)
         for pos in np.ndindex(*grid):

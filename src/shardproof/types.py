@@ -414,12 +414,15 @@ class Elaborator:
         return out
 
     def _record_cmp(self, out: T.Cmp, ty: Ty) -> None:
-        """Remember the type of an equation's sides for the engine.  Terms compare by
-        structure, so one equation's text under two scopes that type it differently
-        (`∀ (u : Vec 3), u = E` beside `∀ (u : Vec 2), u = E`) is one key: it is then recorded
-        as unknown (None), and the engine does not read a vector's range from it."""
-        old = self.cmp_types.get(out, ty)
-        self.cmp_types[out] = ty if old is not None and old == ty else None
+        """Remember the type of a comparison's sides for the engine.  Terms compare by
+        structure, so one comparison's text in two scopes that type it differently is one key,
+        and the one elaborated last wins: the statement's own comparison is always its own (it
+        is elaborated after the hypotheses, and no comparison contains a copy of itself).
+        (Recording such a key as unknown made a statement `n ≠ 0` about a size, whose text a
+        hypothesis also used about a real, read as a `≠` between reals: a witness "proved" it
+        with `--no-replay`.  A comparison inside an `if` may still be typed from a sibling
+        scope; the engine then misreads it at worst, and the kernel types it itself.)"""
+        self.cmp_types[out] = ty
 
     def _e_Cmp_once(self, t: T.Cmp, ctx: Ctx):
         a, aty = self.elab(t.lhs, ctx, None)
@@ -638,6 +641,9 @@ class Elaborator:
         for nm, na in named.items():
             if not any(p.name == nm for p in g.params):
                 raise _err(f"`{g.name}` has no parameter `{nm}`", na, ctx)
+            if any(p.name == nm and p.kind == "hyp" for p in g.params):
+                raise _err(f"`{nm}` is a condition of `{g.name}`: it is checked where `{g.name}` "
+                           "is applied, not given as an argument", na, ctx)
         pos = iter(positional)
         for p in g.params:
             if p.kind == "hyp":
@@ -657,8 +663,8 @@ class Elaborator:
         extra = list(pos)
         for nm, na in named.items():   # a partial application takes its arguments in order
             if nm not in out_args:
-                missing = next(p.name for p in g.params if p.kind != "hyp" and not p.implicit
-                               and p.name not in out_args)
+                missing = next((p.name for p in g.params if p.kind != "hyp" and not p.implicit
+                                and p.name not in out_args), "?")
                 raise _err(f"`{g.name}` gets `{nm}` but not the argument `{missing}` before it: "
                            f"a partial application takes its arguments in order", na, ctx)
         # Implicits must now be known.
