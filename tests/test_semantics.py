@@ -874,3 +874,19 @@ def test_an_exact_op_is_charged_before_it_runs(tmp_path: Path, monkeypatch) -> N
     notes: list[str] = []
     assert S.find_counterexample(lf.own[0], lf.env, budget_seconds=0.5, notes=notes) is None
     assert exact_runs == []
+
+
+def test_the_search_tries_the_breakpoints(tmp_path: Path) -> None:
+    """Seventeenth review: statements false only where relu6 or a mask turns were `unknown`
+    (three draws in all for a statement without sizes; `6` drawn rarely).  The search now gives
+    a statement without sizes 16 rounds of draws, and ends with data at the breakpoints."""
+    lf = load(tmp_path, """
+theorem mask_ge (x d : ℝ) : (if 0 ≤ x then d else 0) = (if 0 < x then d else 0) := by norm
+theorem sign_partition (x : ℝ) : (if 0 < x then 1 else 0) + (if x < 0 then 1 else 0) = 1 := by norm
+theorem relu6_le (n : Nat) (pre dy : Vec n) :
+    relu6MaskB n pre dy = (fun (i : Fin n) => if 0 < pre i ∧ pre i ≤ 6 then dy i else 0) := by norm
+""")
+    for g in lf.own:
+        cx = find_counterexample(g, lf.env, budget_seconds=2.0)
+        assert cx is not None, g.name
+        assert evaluate(g.stmt, lf.env, cx.assignment, "exact") is False

@@ -1125,6 +1125,8 @@ def _draw(rng: np.random.Generator, n: int, data: str) -> np.ndarray:
         return rng.integers(-3, 4, n).astype(np.float64)
     if data == "wide":  # reaches thresholds such as relu6's 6
         return rng.integers(-16, 17, n) / 2.0
+    if data == "breakpoints":  # where relu, relu6 and the masks turn
+        return rng.choice(np.array([0.0, 6.0, -6.0, 1.0, -1.0, 0.5, 3.0]), n)
     return rng.integers(-6, 7, n) / 2.0  # halves in [-3, 3]: exact in binary
 
 
@@ -1551,8 +1553,9 @@ def _size_schedule(g: GlobalDecl, plan: _Plan) -> Iterator[dict[str, int]]:
     found: Lean's `1 / 0 = 0` makes `1 / R * (R * v) = v` false at R = 0).
     """
     names = plan.free_sizes
-    if not names:
-        yield {}
+    if not names:           # one assignment only: several rounds of draws (a review's
+        for _ in range(SIZE_FREE_ROUNDS):       # `[0 ≤ x] = [0 < x]` had three in all)
+            yield {}
         return
     nonzero = nonzero_names([h for _, h in g.hyps])
     rn = _replica_sizes(g)
@@ -1586,6 +1589,21 @@ def _size_schedule(g: GlobalDecl, plan: _Plan) -> Iterator[dict[str, int]]:
 
 
 _DRAWS = ("halves", "integers", "wide")
+SIZE_FREE_ROUNDS = 16       # rounds of draws for a statement without sizes (the first as ever)
+BREAKPOINT_SIZES = 8        # the first size assignments drawn again at the breakpoints
+
+
+def _rounds(g: GlobalDecl, plan: _Plan) -> Iterator[tuple[int, dict[str, int], tuple[str, ...]]]:
+    """The search's rounds: each size assignment with the usual draws; then, when nothing was
+    found, the first few again with data at the breakpoints of relu, relu6 and the masks
+    (`[0 < p ∧ p ≤ 6]` against `[0 < p ∧ p < 6]` differs at p = 6 only)."""
+    first = []
+    for ci, sizes in enumerate(_size_schedule(g, plan)):
+        if ci < BREAKPOINT_SIZES:
+            first.append((ci, sizes))
+        yield ci, sizes, _DRAWS
+    for ci, sizes in first:
+        yield ci, sizes, ("breakpoints",) * 4
 
 
 def find_counterexample(g: GlobalDecl, env: GlobalEnv, *, budget_seconds: float = 2.0,
@@ -1720,11 +1738,11 @@ def _elements(a: Assignment) -> int:
 def _search(g: GlobalDecl, env: GlobalEnv, plan: _Plan, witness: bool,
             budget: tuple[int, float, int], seed: int, notes: list[str] | None = None
             ) -> Counterexample | None:
-    for ci, sizes in enumerate(_size_schedule(g, plan)):
-        for di, data in enumerate(_DRAWS):
+    for ci, sizes, kinds in _rounds(g, plan):
+        for di, data in enumerate(kinds):
             if _spent(budget, notes):
                 return None
-            rng = np.random.default_rng([seed, ci, di])
+            rng = np.random.default_rng([seed, ci, di if data != "breakpoints" else 7 + di])
             entries = _entries_to_draw(g, plan, sizes)
             if entries > FLOAT_ELEMENTS:
                 _note(notes, f"no counterexample search: at the smallest sizes its data has "

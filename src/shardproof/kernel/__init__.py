@@ -149,7 +149,7 @@ def subst(t: T.Term, m: dict[str, T.Term]) -> T.Term:
         name = b.name
         inner.pop(b.name, None)
         if name in free_vals:
-            name = _fresh(name, free_vals | T.free_names(t.body) | set(inner))
+            name = _fresh(name, free_vals | T.free_names(t) | T.free_names(t.body) | set(inner))
             inner[b.name] = T.Var(name)
         bs.append(T.Binder(name, ty, b.implicit, span=b.span))
     return T.rebind(t, tuple(bs), subst(t.body, inner))
@@ -535,7 +535,8 @@ def rewrite(goal: Goal, step: dict[str, Any]) -> T.Term:
         raise Rejected(f"the instance leaves {sorted(missing)} unbound")
     lhs, rhs = subst(eq.lhs, inst), subst(eq.rhs, inst)
     hs = [(hname, subst(h, inst)) for hname, h in rhyps]
-    rule_names = (T.free_names(eq.lhs) | T.free_names(eq.rhs)) - vars_   # the rule's own names
+    rule_names = set().union(T.free_names(eq.lhs), T.free_names(eq.rhs),  # the rule's own names
+                             *(T.free_names(h) for _, h in rhyps)) - vars_       # (its hyps' too)
     stmt = goal.stmt
     if not step["paths"]:
         raise Rejected("no position to rewrite at")

@@ -15,8 +15,8 @@ independently of the engine (:mod:`shardproof.rewrite`), that decides nothing by
   replaced by their range; the binders are named by height and ordered by a signature that
   ignores every non-canonical name, ties kept in the order met (two equal sums that tie
   differently compare unequal: incomplete, never unsound);
-* an opaque op is an atom of its arguments (each read at reserved index names), an op marked
-  linear in ``dy`` is ``Σ_j J[k, j] · dy[j]``; ``if`` is ``b + [c]·(a − b)`` with ``[c]`` an
+* an opaque op is an atom of its arguments (each read at fresh index names, named by height
+  in the key), an op marked linear in ``dy`` is ``Σ_j J[k, j] · dy[j]``; ``if`` is ``b + [c]·(a − b)`` with ``[c]`` an
   idempotent indicator atom, decided when the comparison is between constants;
 * a hypothesis ``∀ (r : Fin S), x r = RHS`` (or ``x = RHS``, ``a = size``) defines the theorem's
   variable ``x``: it is substituted before evaluation.
@@ -81,7 +81,7 @@ class NF:
         self.nz = frozenset(nonzero_names(self.hyps))
         self.bounds: dict[str, IPoly] = {}
         self.factors: dict[IPoly, list[IPoly]] = {}
-        self.fuel, self.counter, self.depth = fuel, 0, 0
+        self.fuel, self.counter = fuel, 0
         self.shadowed: set[str] = set()      # names a `∀` of the statement rebinds
         self.used = {"oracle:ring", "kernel:delta", "kernel:beta", "oracle:index-ring"}
 
@@ -137,19 +137,24 @@ class NF:
         raise Unsupported(f"a variable of type {type(ty).__name__}")
 
     def argkey(self, v: Any, ty: T.Term, env: dict) -> Any:
-        """A canonical key for an argument: a vector is read at reserved index names."""
+        """A canonical key for an argument: a vector is read at fresh index names, which are
+        then named by height, `#a{h}.k` with h above every key nested in it (as sums name their
+        binders): a key means the same wherever it is built (one built as an argument, then
+        put inside another key, once shared names with it when names were by depth)."""
         if isinstance(v, IPoly):
             return v
         if isinstance(v, RPoly):
             return v.key()
         if not isinstance(v, V):
             raise Unsupported("a function passed to an opaque op")
-        self.depth += 1
         lv = self.leaves(ty.args[0], env) if _head(ty) == "Vec" else v.leaves
-        flat, _ = self.index(lv, lambda k: f"#a{self.depth}.{k}", unit=False)
+        base = self.fresh("%a")
+        flat, _ = self.index(lv, lambda k: f"{base}.{k}", unit=False)
         key = ("vec", tuple(lv), v.read(flat).key())   # the split too: it fixes the names' bounds
-        self.depth -= 1
-        return key
+        h = 1 + max([int(n[2:].split(".")[0]) for n in arith.index_vars(key, {}) if n[:2] == "#a"],
+                    default=0)
+        return arith.map_indices(key, lambda p: p.rename({f"{base}.{k}": f"#a{h}.{k}"
+                                                          for k in range(len(lv))}))
 
     # ---- sizes and indices
     def nat(self, t: T.Term, env: dict) -> IPoly:

@@ -109,7 +109,8 @@ def subst_capture_free(t: T.Term, m: dict[str, T.Term]) -> T.Term:
             name = b.name
             inner.pop(b.name, None)
             if name in free_vals:
-                new = _fresh_name(name, free_vals | T.free_names(t.body) | set(inner))
+                new = _fresh_name(name, free_vals | T.free_names(t) | T.free_names(t.body)
+                                  | set(inner))      # (t: a later binder's type is in scope)
                 inner[b.name] = T.Var(new)
                 name = new
             bs.append(T.Binder(name, ty, b.implicit, span=b.span))
