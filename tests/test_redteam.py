@@ -137,6 +137,45 @@ theorem fake_ne_implicit (R : Nat) {h : R * 0.0000000001 = 0} (x : ℝ) : R * x 
     # a hypothesis's `n ≠ 0` about a real were one key of the elaborator's comparison types;
     # recorded as "unknown", the statement read as a `≠` between reals, and a witness n = 1
     # "proved" it with `--no-replay` (it claims every n, and fails at n = 0).
+    # Eighteenth review, engine only (the kernel refused both): a `rw` put a real-valued term
+    # where the type checker had a natural number.  `1` rewritten to `0.5 * 2` in an index was
+    # read as 0 (x 1 = x 0); `2` rewritten to `0.5 * 4` in `i < 2` made the sum's index a real,
+    # which the sum took for a constant, and two different sums cancelled.
+    "rw_real_at_index": """
+theorem one_eq : 1 = 0.5 * 2 := by norm
+theorem bad_idx (x : Vec 3) : x 1 = x 0 := by rw [one_eq]; norm
+theorem two_eq : 2 = 0.5 * 4 := by norm
+theorem bad_sum (x y : Vec (2 * 2)) (hy : y = fun (a : Fin 2) (b : Fin 2) => x[b, a]) :
+    (∑ (i : Fin (2 * 2)), if i < 2 then x i - y i else 0) = 0 := by rw [two_eq]; norm
+""",
+    # Eighteenth review, end to end WITH replay (kernel and engine agreed): (1) a hypothesis
+    # rule's `∀ (r : Fin R)` was read where a definition's body binds another `R`; (2) δ put a
+    # definition's body `g` under a binder `g` (the definition `A` binding it came before
+    # `def g`), or under a binder substitution had renamed to `i_1`, a global's name; (3) a
+    # binder renamed to the name of a later binder of its group was shadowed by it.
+    "capture_hyp_range": """
+def Q (K : Nat) : Prop := ∀ (R : Nat), ∀ (i : Fin R), (if i < K then 1 else 0) = 1
+theorem cap_b4 (R K : Nat) (h : ∀ (r : Fin R), (if r < K then 1 else 0) = 1) : Q K := by
+  unfold [Q]; rw [h]
+def P (c : Nat → ℝ) : Prop := ∀ (R : Nat), ∀ (i : Fin R), c i = 0
+theorem cap_b1 (R : Nat) (c : Nat → ℝ) (h : ∀ (r : Fin R), c r = 0) : P c := by unfold [P]; rw [h]
+""",
+    "capture_delta": """
+def A (f : ℝ) : Prop := ∀ (g : ℝ), f = g
+def g : ℝ := 5
+def D : ℝ := g
+theorem cap_c1 : A D := by unfold [A, D]; norm
+""",
+    "capture_renamed_to_global": """
+def i_1 : ℝ := 7
+def E : ℝ := i_1
+def P (x : ℝ) : Prop := ∀ (i : ℝ), E = i + x - x
+theorem cap_c10 (i : ℝ) : P i := by unfold [P, E]; norm
+""",
+    "capture_group_binder": """
+def D (x : ℝ) (g : Vec 3) : ℝ := ∑ (i : Fin 2) (i_1 : Fin 3), g i * x
+theorem cap_s1 (i : ℝ) (g : Vec 3) : D i g = 2 * (∑ (j : Fin 3), g j * i) := by unfold [D]; norm
+""",
     "cmp_type_shared": """
 theorem c1 (h : (fun (n : ℝ) => if n ≠ 0 then 1 else 1) 5 = 1) (n : Nat) : n ≠ 0 := by norm
 """,
@@ -158,7 +197,7 @@ theorem mp_tie_true (y : ℝ) : (maxPool3s2 1 1 1 (fun (i : Fin 4) => if i < 2 t
     exp y * (1 + sqrt 2) ^ 3 else exp y * (7 + 5 * sqrt 2)) 0 - exp y * (1 + sqrt 2) ^ 3) *
     100000000000000000000 = 0 := by norm
 """
-FALSE = {"c1", "fake_ne", "fake_ne_closed", "fake_ne_le", "fake_ne_pow", "fake_ne_implicit",
+FALSE = {"cap_b4", "cap_b1", "cap_c1", "cap_c10", "cap_s1", "bad_idx", "bad_sum", "c1", "fake_ne", "fake_ne_closed", "fake_ne_le", "fake_ne_pow", "fake_ne_implicit",
          "inv_mul_zero", "bad_capture", "bad_capture2", "bad_sizes", "bad_member", "every_real_is_zero", "fake_ne_exp", "fake_ne_search", "fake_ne_big", "bad_ite", "fin_oob", "fin_zero", "vec_long", "late_bind", "late_bind2", "bad8", "bad2", "anything", "vac_real", "vac_norm", "pow_ne", "pos_ne", "size_ne", "tiny_sign",
          "tiny_div", "sq_ne", "zero_eq_one", "bad_ne", "clash", "one_eq_zero", "nat_clash", "vec_clash",
          "fin_clash"}
@@ -294,6 +333,8 @@ def test_true_statements_are_never_refuted(tmp_path: Path) -> None:
     ("theorem w (x : ℝ) : x + exp (10000 + (sqrt (exp 2 + 2 * exp 1 + 1) - exp 1 - 1)) = 0 := "
      "by norm"),
     "theorem w (R : Nat) (x : ℝ) : R ^ 100000000000000000000 * x = x := by norm",
+    # eighteenth review: a `rw` reaching an exponent crashed the engine
+    "theorem w (x : ℝ) (h : 2 = 1 + 1) : x ^ 2 = x * x + 1 := by rw [h]; norm",
     "theorem w (v : Vec 1) (i : Fin 100000000000000000000) (x : ℝ) : x = x + 1 := by norm",
 ])
 def test_odd_inputs_get_a_verdict_not_a_crash(tmp_path: Path, text: str) -> None:

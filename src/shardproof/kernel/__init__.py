@@ -127,10 +127,9 @@ def _fields(t: T.Term) -> list[Any]:
 
 
 def _fresh(base: str, avoid: set[str]) -> str:
-    k = 1
-    while f"{base}_{k}" in avoid:
-        k += 1
-    return f"{base}_{k}"
+    """A new binder name: `i~1` is no identifier (`i_1` was a global's name, and δ took the
+    renamed binder for it)."""
+    return next(f"{base}~{k}" for k in count(1) if f"{base}~{k}" not in avoid)
 
 
 def subst(t: T.Term, m: dict[str, T.Term]) -> T.Term:
@@ -149,7 +148,8 @@ def subst(t: T.Term, m: dict[str, T.Term]) -> T.Term:
         name = b.name
         inner.pop(b.name, None)
         if name in free_vals:
-            name = _fresh(name, free_vals | T.free_names(t) | T.free_names(t.body) | set(inner))
+            name = _fresh(name, free_vals | T.free_names(t) | T.free_names(t.body) | set(inner)
+                          | {c.name for c in t.binders})     # (and not a later binder's name)
             inner[b.name] = T.Var(name)
         bs.append(T.Binder(name, ty, b.implicit, span=b.span))
     return T.rebind(t, tuple(bs), subst(t.body, inner))
@@ -174,28 +174,32 @@ def beta(t: T.Term) -> T.Term:
     return T.App(fn, args, span=t.span) if args else fn
 
 
-def unfold_head(t: T.Term, decls: dict[str, KDecl]) -> T.Term | None:
-    """δ at the head: ``d a₁ … aₙ`` for ``def d p₁ … pₙ := body`` is ``body[p := a]``."""
+def unfold_head(t: T.Term, decls: dict[str, KDecl], bound: Any = frozenset()) -> T.Term | None:
+    """δ at the head: ``d a₁ … aₙ`` for ``def d p₁ … pₙ := body`` is ``body[p := a]``; not
+    where a global of the body is hidden by the theorem's name or by a binder above (``bound``):
+    the body would land under it and mean that instead (capture)."""
     head, args = (t.fn, t.args) if isinstance(t, T.App) else (t, ())
     d = decls.get(head.name) if isinstance(head, T.Var) else None
     if d is None or d.kind != "def" or d.body is None or len(args) < len(d.params) or \
-            (T.free_names(d.body) - set(d.params)) & getattr(decls, "hidden", set()):
-        return None                   # (its body's global would become the theorem's name)
+            (T.free_names(d.body) - set(d.params)) & (getattr(decls, "hidden", set()) | bound):
+        return None
     body = subst(d.body, dict(zip(d.params, args)))
     rest = args[len(d.params):]
     return beta(T.App(body, tuple(rest))) if rest else body
 
 
-def unfold_all(t: T.Term, names: set[str], decls: dict[str, KDecl]) -> T.Term:
+def unfold_all(t: T.Term, names: set[str], decls: dict[str, KDecl],
+               bound: frozenset[str] = frozenset()) -> T.Term:
     """δ for every application of the named definitions (outermost first), then β."""
     head = t.fn if isinstance(t, T.App) else t
     if isinstance(head, T.Var) and head.name in names:
-        u = unfold_head(t, decls)
+        u = unfold_head(t, decls, bound)
         if u is not None:
-            return unfold_all(beta(u), names, decls)
+            return unfold_all(beta(u), names, decls, bound)
     if isinstance(t, BINDING):                    # a binder of that name is not the definition
         names = names - {b.name for b in t.binders}
-    return _map(t, lambda c: unfold_all(c, names, decls))
+        bound = bound | {b.name for b in t.binders}
+    return _map(t, lambda c: unfold_all(c, names, decls, bound))
 
 
 def _is_size(t: T.Term) -> bool:
@@ -535,8 +539,8 @@ def rewrite(goal: Goal, step: dict[str, Any]) -> T.Term:
         raise Rejected(f"the instance leaves {sorted(missing)} unbound")
     lhs, rhs = subst(eq.lhs, inst), subst(eq.rhs, inst)
     hs = [(hname, subst(h, inst)) for hname, h in rhyps]
-    rule_names = set().union(T.free_names(eq.lhs), T.free_names(eq.rhs),  # the rule's own names
-                             *(T.free_names(h) for _, h in rhyps)) - vars_       # (its hyps' too)
+    rule_names = set().union(T.free_names(stmt), *(T.free_names(h) for _, h in rhyps)) - vars_
+    # (the rule's own names: of its sides, its binders' types and its hypotheses)
     stmt = goal.stmt
     if not step["paths"]:
         raise Rejected("no position to rewrite at")

@@ -426,8 +426,8 @@ class NF:
         elif isinstance(s, T.App):
             # A `def` of a statement: its body with the arguments substituted (as terms, so a
             # size fact in it is about the arguments, not about names the theorem also has).
-            # (δ refuses a body whose global a theorem variable hides)
-            body = unfold_head(s, self.decls)
+            # (δ refuses a body whose global a theorem variable or a `∀` above hides)
+            body = unfold_head(s, self.decls, frozenset(env))
             if body is None:
                 raise Unsupported("a statement that is not an equation")
             self.statement(body, env)

@@ -172,6 +172,8 @@ class Normaliser:
 
     def _nat(self, t: T.Term, env: dict[str, Any]) -> IPoly:
         if isinstance(t, T.Num):
+            if t.value.denominator != 1 or t.value < 0:   # (a `rw` can put `0.5 * 2` here)
+                raise EngineGap(f"{t.value} where a natural number is expected")
             return IPoly.const(int(t.value))
         if isinstance(t, T.Var):
             v = env.get(t.name)
@@ -238,7 +240,7 @@ class Normaliser:
             if isinstance(v, Poly):
                 return v
             if isinstance(v, IPoly):
-                return bound_as_poly(v)
+                return self.size_as_real(v)
             return self.apply_global_value(t.name, [], env, "real")
         if isinstance(t, T.BinOp):
             if t.op in ("+", "-", "*"):
@@ -250,7 +252,10 @@ class Normaliser:
                 self.ctx.use("div_as_inverse")
                 return num * inverse(den, self.ctx)
             if t.op == "^":
-                return self.real(t.lhs, env).pow(int(t.rhs.value))  # type: ignore[attr-defined]
+                if not (isinstance(t.rhs, T.Num) and t.rhs.value.denominator == 1
+                        and t.rhs.value >= 0):                  # (a `rw` can rewrite it)
+                    raise EngineGap("an exponent that is not a numeral")
+                return self.real(t.lhs, env).pow(int(t.rhs.value))
         if isinstance(t, T.Neg):
             return -self.real(t.arg, env)
         if isinstance(t, T.App):
@@ -377,8 +382,18 @@ class Normaliser:
         if isinstance(v, Poly):
             return v
         if isinstance(v, IPoly):
-            return bound_as_poly(v)
+            return self.size_as_real(v)
         raise EngineGap("a function passed to an opaque op")
+
+    def size_as_real(self, v: IPoly) -> Poly:
+        """A size as a real (over `Size` atoms, which no sum binds).  An index is never one:
+        the type checker refuses it, and only a `rw` that put a real where an index was (`2`
+        rewritten to `0.5 * 4` in `i < 2`) brings one here; its sum would treat it as a
+        constant."""
+        if v.vars() & self.ctx.bounds.keys():
+            raise EngineGap("an index used as a real number (a rewrite put a real where an "
+                            "index was)")
+        return bound_as_poly(v)
 
     # ---- names and application
     def lookup(self, name: str, env: dict[str, Any]) -> Any:

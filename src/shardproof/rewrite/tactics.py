@@ -88,10 +88,11 @@ def rule_of_hypothesis(name: str, h: T.Term, reverse: bool = False) -> RwRule:
 # --------------------------------------------------------------------------- β and δ
 
 def _fresh_name(base: str, avoid: set[str]) -> str:
+    """A new binder name: `i~1` is no identifier (`i_1` could be a global's name)."""
     k = 1
-    while f"{base}_{k}" in avoid:
+    while f"{base}~{k}" in avoid:
         k += 1
-    return f"{base}_{k}"
+    return f"{base}~{k}"
 
 
 def subst_capture_free(t: T.Term, m: dict[str, T.Term]) -> T.Term:
@@ -110,7 +111,8 @@ def subst_capture_free(t: T.Term, m: dict[str, T.Term]) -> T.Term:
             inner.pop(b.name, None)
             if name in free_vals:
                 new = _fresh_name(name, free_vals | T.free_names(t) | T.free_names(t.body)
-                                  | set(inner))      # (t: a later binder's type is in scope)
+                                  | set(inner) | {c.name for c in t.binders})   # (later
+                # binders' types are in scope, and a later binder's name would shadow it)
                 inner[b.name] = T.Var(new)
                 name = new
             bs.append(T.Binder(name, ty, b.implicit, span=b.span))
@@ -529,7 +531,9 @@ def rewrite_once(goal: Goal, rule: RwRule, prove_eq=None,
     need = head.name if isinstance(head, T.Var) and head.name not in rule.vars else None
     # The rule's own names (globals, the theorem's variables) mean something else where a
     # binder of the same name is in force: no rewriting there.
-    own = (T.free_names(rule.lhs) | T.free_names(rule.rhs)) - rule.vars
+    own = set().union(T.free_names(rule.lhs), T.free_names(rule.rhs),   # (its binders' ranges
+                      *map(T.free_names, rule.fin_vars.values()),       # and hypotheses too)
+                      *(T.free_names(h) for _, h in rule.hyps)) - rule.vars
     for sub_t, bound, fins, path in _subterms(goal.stmt, need=need):
         if own & bound:
             continue
@@ -605,33 +609,43 @@ def close_by_defeq(goal: Goal, fuel: int = 20000) -> bool:
     return out
 
 
-def unfold_defs(t: T.Term, names: set[str], genv: GlobalEnv) -> T.Term:
-    """δ-unfold every application of the named definitions (then β)."""
+def unfold_defs(t: T.Term, names: set[str], genv: GlobalEnv,
+                bound: frozenset[str] = frozenset()) -> T.Term:
+    """δ-unfold every application of the named definitions (then β); not where a global of
+    the body would land under a binder of its name (`∀ (g : ℝ), D = g` with `def D := g`)."""
+    if bound:
+        names = {n for n in names if not _globals_of(genv.get(n)) & bound}
     if isinstance(t, T.App) or isinstance(t, T.Var):
         head = t.fn if isinstance(t, T.App) else t
         if isinstance(head, T.Var) and head.name in names:
             u = unfold_head(t, genv)
             if u is not None:
-                return unfold_defs(beta(u), names, genv)
+                return unfold_defs(beta(u), names, genv, bound)
         if isinstance(t, T.App):
-            return T.App(unfold_defs(t.fn, names, genv),
-                         tuple(unfold_defs(a, names, genv) for a in t.args), span=t.span)
+            return T.App(unfold_defs(t.fn, names, genv, bound),
+                         tuple(unfold_defs(a, names, genv, bound) for a in t.args), span=t.span)
         return t
     if isinstance(t, (T.Lam, T.Sum, T.Forall)):            # a binder of the name is not the def
         inner = names - {b.name for b in t.binders}
-        return T.rebind(t, t.binders, unfold_defs(t.body, inner, genv))
+        return T.rebind(t, t.binders, unfold_defs(t.body, inner, genv,
+                                                  bound | {b.name for b in t.binders}))
+    def go(u: T.Term) -> T.Term:
+        return unfold_defs(u, names, genv, bound)
     if isinstance(t, T.BinOp):
-        return T.BinOp(t.op, unfold_defs(t.lhs, names, genv), unfold_defs(t.rhs, names, genv),
-                       span=t.span)
+        return T.BinOp(t.op, go(t.lhs), go(t.rhs), span=t.span)
     if isinstance(t, T.Neg):
-        return T.Neg(unfold_defs(t.arg, names, genv), span=t.span)
+        return T.Neg(go(t.arg), span=t.span)
     if isinstance(t, T.Ite):
-        return T.Ite(unfold_defs(t.cond, names, genv), unfold_defs(t.then, names, genv),
-                     unfold_defs(t.els, names, genv), span=t.span)
+        return T.Ite(go(t.cond), go(t.then), go(t.els), span=t.span)
     if isinstance(t, T.Cmp):
-        return T.Cmp(t.op, unfold_defs(t.lhs, names, genv), unfold_defs(t.rhs, names, genv),
-                     span=t.span)
+        return T.Cmp(t.op, go(t.lhs), go(t.rhs), span=t.span)
     if isinstance(t, T.And):
-        return T.And(unfold_defs(t.lhs, names, genv), unfold_defs(t.rhs, names, genv),
-                     span=t.span)
+        return T.And(go(t.lhs), go(t.rhs), span=t.span)
     return t
+
+
+def _globals_of(g: GlobalDecl | None) -> set[str]:
+    """The free names of a definition's body other than its parameters."""
+    if g is None or g.body is None:
+        return set()
+    return T.free_names(g.body) - {p.name for p in g.params}
