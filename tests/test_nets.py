@@ -222,7 +222,7 @@ def test_unscaled_loss_net_step_tie_is_not_proved(negative_root, key):
     v = ck.check_theorem(g, lf)
     assert v.verdict != "proved" and v.reason, (v.verdict, v.reason)
     assert f"{net.short}CotSync0_scaled" in v.reason, v.reason
-    assert "no counterexample search" in v.reason, v.reason
+    assert "the search skips sizes whose data has more than" in v.reason, v.reason
 
 
 # --------------------------------------------------------------------------- numeric parity
@@ -272,7 +272,8 @@ def test_block_templates_agree_with_the_parity_interpreter() -> None:
     lib, K, N, eps = Library(LEMMAS), 3, 2, 1e-3
     rng = np.random.default_rng(1)
     cases = _template_cases()
-    assert len(cases) == 26
+    assert {t.name for _, _, t in cases} == \
+        {p.stem for p in (LEMMAS / "nets" / "blocks").glob("*.lemma")}   # every template (26)
     params = {key: P.init_params(NETS[key], P.plan(NETS[key], base=1, width=0.0625), K, rng)
               for key in NETS}
     for key, bp, t in cases:
@@ -317,4 +318,7 @@ def test_the_weight_record_has_the_published_parameter_count(key):
     text = re.sub(r"\s+", " ", (LEMMAS / "nets" / f"{key}.lemma").read_text(encoding="utf-8"))
     m = re.search(r"\(θ : Vec \((\d+) \+ (\d+) \* K\)\)", text)
     assert m, "the net's weight record θ : Vec (c + k * K) is not declared"
+    assert set(PUBLISHED_SCALARS) <= set(NETS)
+    if key not in PUBLISHED_SCALARS:       # a net a user added (docs/networks.md)
+        pytest.skip(f"{key}: no published parameter count; add one to PUBLISHED_SCALARS")
     assert int(m.group(1)) + int(m.group(2)) * 1000 == PUBLISHED_SCALARS[key]

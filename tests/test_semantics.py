@@ -827,7 +827,7 @@ theorem huge (x : ℝ) : 1000000000000000000000000000000000000000000000000000000
 """)
     notes: list[str] = []
     assert find_counterexample(lf.env.get("bigvec"), lf.env, notes=notes) is None
-    assert "1,000,000,000 entries" in notes[0]
+    assert "(the first skipped: 1,000,000,000)" in notes[0]
     cx = find_counterexample(lf.env.get("tower"), lf.env, budget_seconds=1.0)
     assert cx is None or cx.assignment.reals["x"] < 0     # refused where exp⁵ x is astronomical
     assert find_counterexample(lf.env.get("huge"), lf.env, budget_seconds=1.0) is not None
@@ -890,3 +890,13 @@ theorem relu6_le (n : Nat) (pre dy : Vec n) :
         cx = find_counterexample(g, lf.env, budget_seconds=2.0)
         assert cx is not None, g.name
         assert evaluate(g.stmt, lf.env, cx.assignment, "exact") is False
+
+
+def test_a_size_too_large_for_the_search_is_skipped_not_the_end(tmp_path: Path) -> None:
+    """Eighteenth review: sizes are not tried in data order (N = 2 before N = 1), and the
+    search stopped at the first size whose data was too large to evaluate (or to re-check
+    exactly), although N = 1 fitted.  It now skips that size."""
+    lf = load(tmp_path, "theorem t (N : Nat) (x : Vec (N * 8000)) : relu (N * 8000) x = x := "
+                        "by norm\n")
+    cx = find_counterexample(lf.own[0], lf.env, budget_seconds=2.0)
+    assert cx is not None and cx.assignment.sizes["N"] == 1

@@ -1676,9 +1676,9 @@ def _nat_checked(r: np.ndarray, approx: np.ndarray) -> np.ndarray:
 # evaluations, and one evaluation of a whole network at its real widths ran out of memory):
 # data with more entries than FLOAT_ELEMENTS is not evaluated at all, and a float candidate is
 # re-checked in exact arithmetic (Python objects per entry, growing with every layer) only up
-# to EXACT_ELEMENTS entries.  Past either, the search stops and says why (`notes`).
+# to EXACT_ELEMENTS entries.  Past either, the search skips that size and says why (`notes`).
 FLOAT_ELEMENTS = 200_000
-EXACT_ELEMENTS = 50_000
+EXACT_ELEMENTS = 10_000          # = EXACT_CELLS: data past it could not be evaluated exactly
 ARRAY_CELLS = 32_000_000         # one array the evaluator would form (∑ over Fin 15000 × Fin 15000)
 # In exact arithmetic every entry is a sympy number: a rational's operation takes about 4 µs, an
 # irrational's (√, exp, sums of them) up to 0.5 ms.  One exact array has at most EXACT_CELLS
@@ -1738,26 +1738,29 @@ def _elements(a: Assignment) -> int:
 def _search(g: GlobalDecl, env: GlobalEnv, plan: _Plan, witness: bool,
             budget: tuple[int, float, int], seed: int, notes: list[str] | None = None
             ) -> Counterexample | None:
+    skipped = [False]
+
+    def skip(entries: int) -> None:      # sizes are not tried in data order (N = 2 before 1)
+        if not skipped[0]:
+            skipped[0] = True
+            _note(notes, f"the search skips sizes whose data has more than {FLOAT_ELEMENTS:,} "
+                         f"entries (the first skipped: {entries:,})")
     for ci, sizes, kinds in _rounds(g, plan):
+        entries = _entries_to_draw(g, plan, sizes)
+        if entries > FLOAT_ELEMENTS:
+            skip(entries)
+            continue
         for di, data in enumerate(kinds):
             if _spent(budget, notes):
                 return None
             rng = np.random.default_rng([seed, ci, di if data != "breakpoints" else 7 + di])
-            entries = _entries_to_draw(g, plan, sizes)
-            if entries > FLOAT_ELEMENTS:
-                _note(notes, f"no counterexample search: at the smallest sizes its data has "
-                             f"{entries:,} entries (the search "
-                             f"evaluates up to {FLOAT_ELEMENTS:,})")
-                return None
             try:
                 base = _draw_base(g, env, plan, sizes, rng, data)
                 if base is None:
                     break
-                if _elements(base) > FLOAT_ELEMENTS:       # sizes only grow from here
-                    _note(notes, f"no counterexample search: at the smallest sizes its data "
-                                 f"has {_elements(base):,} entries (the search evaluates up to "
-                                 f"{FLOAT_ELEMENTS:,})")
-                    return None
+                if _elements(base) > FLOAT_ELEMENTS:
+                    skip(_elements(base))
+                    break
                 af = _complete(g, env, plan, base, "float")
                 if af is None:
                     continue
@@ -1769,11 +1772,12 @@ def _search(g: GlobalDecl, env: GlobalEnv, plan: _Plan, witness: bool,
             if time.monotonic() >= budget[1]:     # a candidate is re-checked whatever its work
                 _note(notes, CLOCK_NOTE)
                 return None
-            if _elements(base) > EXACT_ELEMENTS:
-                _note(notes, f"a candidate counterexample was found in floating point, but its "
-                             f"data has {_elements(base):,} entries, too many to re-check in "
-                             f"exact arithmetic (up to {EXACT_ELEMENTS:,})")
-                return None
+            if _elements(base) > EXACT_ELEMENTS:      # (a smaller size may come later)
+                if not any("too many to re-check" in n for n in notes or ()):
+                    _note(notes, f"a candidate counterexample was found in floating point, but "
+                                 f"its data has {_elements(base):,} entries, too many to "
+                                 f"re-check in exact arithmetic (up to {EXACT_ELEMENTS:,})")
+                break
             # A candidate found late in the budget still gets its exact re-check: up to one
             # more budget's work (then the search ends at the next `_spent`).
             WORK_LIMIT[0] = max(budget[0], WORK[0] + budget[2])
