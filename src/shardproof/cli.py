@@ -697,9 +697,12 @@ def _cmd_axioms(s: _Session) -> int:
         for b in sorted(base):
             mark = "   NOT IN axioms.allow" if b in outside else ""
             print(f"  {b}{mark}", file=out)
+    elif v.verdict != "proved":
+        print(f"nothing to list: the theorem is {v.verdict}, so no proof rests on anything",
+              file=out)
     else:
-        print("not replayed by the kernel (checked with --no-replay, or not proved): the engine's "
-              "rules were", file=out)
+        print("not replayed by the kernel (checked with --no-replay): the engine's rules were",
+              file=out)
         for r in sorted(v.rules):
             print(f"  {r}", file=out)
     ok = v.verdict == "proved" and all(st == "proved" for st in lemmas.values()) and \

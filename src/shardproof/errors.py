@@ -43,6 +43,10 @@ class ShardproofError(Exception):
         self.source_line = source_line
         self.hint = hint
 
+    def __str__(self) -> str:
+        """``path:line:col: message`` (what a notebook shows; the CLI prints :meth:`render`)."""
+        return f"{self.span}: {self.message}" if self.span else self.message
+
     def with_context(self, *, span: Span | None = None, theorem: str | None = None
                      ) -> "ShardproofError":
         """Fill in a position or a theorem name that the raiser did not know."""

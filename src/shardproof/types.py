@@ -431,8 +431,13 @@ class Elaborator:
             a, aty = self.elab(t.lhs, ctx, RealT())
         if isinstance(aty, RealT) and isinstance(bty, NatT):
             b, bty = self.elab(t.rhs, ctx, RealT())
+        op = t.op
+        if op in (">", "≥"):             # `R > 0` is `0 < R`, as in Lean: one form for the facts
+            op, a, b = {">": "<", "≥": "≤"}[op], b, a
         if is_nat(aty) and is_nat(bty):
-            out = T.Cmp(t.op, a, b, span=t.span)
+            if op == "≤" and a == T.Num(Fraction(1)):     # `1 ≤ R` is `0 < R` for a size
+                op, a = "<", T.Num(Fraction(0), span=a.span)
+            out = T.Cmp(op, a, b, span=t.span)
             self._record_cmp(out, NatT())
             return out, PropT()
         if t.op in ("=", "≠"):
@@ -445,7 +450,7 @@ class Elaborator:
             return out, PropT()
         if not (isinstance(aty, RealT) and isinstance(bty, RealT)):
             raise _err(f"`{t.op}` compares numbers; got {aty} and {bty}", t, ctx)
-        return T.Cmp(t.op, a, b, span=t.span), PropT()
+        return T.Cmp(op, a, b, span=t.span), PropT()
 
     def _e_And(self, t: T.And, ctx: Ctx, expected):
         return T.And(self.prop(t.lhs, ctx), self.prop(t.rhs, ctx), span=t.span), PropT()

@@ -18,11 +18,19 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m shardproof.nets")
     sub = ap.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("render", help="write the generated .lemma files")
-    r.add_argument("--out", default=None, help="lemma root (default: the repository's lemmas/)")
+    r.add_argument("--out", default=None,
+                   help="write the nets' files under this lemma root instead (the must-fail "
+                        "files are then not written)")
     r.add_argument("--check", action="store_true",
                    help="do not write; exit 1 when a generated file is missing or stale")
     args = ap.parse_args(argv)
-    repo = Path(__file__).resolve().parents[3]
+    # The checkout is the current directory, never the one the package happens to be installed
+    # from (an editable install of another clone would be rewritten behind the user's back).
+    repo = Path.cwd()
+    if not args.out and not ((repo / "lemmas").is_dir() and (repo / "tests").is_dir()):
+        print(f"python -m shardproof.nets: error: {repo} has no lemmas/ and tests/: run this from "
+              "the repository's root, or give --out DIR", file=sys.stderr)
+        return 2
     root = Path(args.out) if args.out else repo / "lemmas"
     targets = [(root / rel, text) for rel, text in render_all().items()]
     if not args.out:

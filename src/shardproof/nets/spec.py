@@ -42,7 +42,8 @@ class Conv:
     W: str         # parameter name
 
     def __post_init__(self) -> None:
-        assert self.kind in CONV_KINDS, self.kind
+        if self.kind not in CONV_KINDS:
+            raise ValueError(f"unknown conv kind {self.kind!r}; known: {sorted(CONV_KINDS)}")
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,8 @@ class DW:
     W: str
 
     def __post_init__(self) -> None:
-        assert self.kind in CONV_KINDS, self.kind
+        if self.kind not in CONV_KINDS:
+            raise ValueError(f"unknown conv kind {self.kind!r}; known: {sorted(CONV_KINDS)}")
 
 
 @dataclass(frozen=True)
@@ -70,7 +72,8 @@ class Act:
     fn: str
 
     def __post_init__(self) -> None:
-        assert self.fn in ACTS, self.fn
+        if self.fn not in ACTS:
+            raise ValueError(f"unknown activation {self.fn!r}; known: {sorted(ACTS)}")
 
 
 @dataclass(frozen=True)
@@ -176,6 +179,15 @@ class Block:
     template: Template
     prefix: str
     sizes: dict = field(default_factory=dict, hash=False, compare=False)
+
+    def __post_init__(self) -> None:
+        need = {s for s in self.template.sizes if s not in ("h", "w", "K")}
+        missing, extra = sorted(need - set(self.sizes)), sorted(set(self.sizes) - need)
+        if missing or extra:
+            raise ValueError(f"block {self.prefix!r} ({self.template.name}): "
+                             + (f"give the sizes {missing}" if missing else "")
+                             + ("; " if missing and extra else "")
+                             + (f"the template has no sizes {extra}" if extra else ""))
 
     def size(self, name: str) -> int:
         return int(self.sizes[name])
