@@ -176,6 +176,18 @@ theorem cap_c10 (i : ℝ) : P i := by unfold [P, E]; norm
 def D (x : ℝ) (g : Vec 3) : ℝ := ∑ (i : Fin 2) (i_1 : Fin 3), g i * x
 theorem cap_s1 (i : ℝ) (g : Vec 3) : D i g = 2 * (∑ (j : Fin 3), g j * i) := by unfold [D]; norm
 """,
+    # Nineteenth review, end to end with replay: after `unfold [D]` the goal read
+    # `∑ (i : Fin n), ∑ (n : Fin 5), …`, and `rw [h]` inside checked `i < n` against the INNER
+    # `n` (engine and kernel); at n = 7 the left side is 25.
+    "stale_range": """
+def D (j : Fin 7) : ℝ := ∑ (n : Fin 5), (if j < n then 0 else 1)
+theorem st_bad (n : Nat) (hn : n = 7) (h : ∀ (m : Nat) (k : Fin m), (if k < m then 0 else 1) = 0) :
+    (∑ (i : Fin n), D i) = 0 := by unfold [D]; rw [h]; norm
+def P (j : Fin 7) : Prop := ∀ (n : Nat), (if j < n then 0 else 1) = 0
+theorem st_bad_all (n : Nat) (hn : n = 7)
+    (h : ∀ (m : Nat) (k : Fin m), (if k < m then 0 else 1) = 0) :
+    ∀ (i : Fin n), P i := by unfold [P]; rw [h]
+""",
     "cmp_type_shared": """
 theorem c1 (h : (fun (n : ℝ) => if n ≠ 0 then 1 else 1) 5 = 1) (n : Nat) : n ≠ 0 := by norm
 """,
@@ -197,7 +209,7 @@ theorem mp_tie_true (y : ℝ) : (maxPool3s2 1 1 1 (fun (i : Fin 4) => if i < 2 t
     exp y * (1 + sqrt 2) ^ 3 else exp y * (7 + 5 * sqrt 2)) 0 - exp y * (1 + sqrt 2) ^ 3) *
     100000000000000000000 = 0 := by norm
 """
-FALSE = {"cap_b4", "cap_b1", "cap_c1", "cap_c10", "cap_s1", "bad_idx", "bad_sum", "c1", "fake_ne", "fake_ne_closed", "fake_ne_le", "fake_ne_pow", "fake_ne_implicit",
+FALSE = {"st_bad", "st_bad_all", "cap_b4", "cap_b1", "cap_c1", "cap_c10", "cap_s1", "bad_idx", "bad_sum", "c1", "fake_ne", "fake_ne_closed", "fake_ne_le", "fake_ne_pow", "fake_ne_implicit",
          "inv_mul_zero", "bad_capture", "bad_capture2", "bad_sizes", "bad_member", "every_real_is_zero", "fake_ne_exp", "fake_ne_search", "fake_ne_big", "bad_ite", "fin_oob", "fin_zero", "vec_long", "late_bind", "late_bind2", "bad8", "bad2", "anything", "vac_real", "vac_norm", "pow_ne", "pos_ne", "size_ne", "tiny_sign",
          "tiny_div", "sq_ne", "zero_eq_one", "bad_ne", "clash", "one_eq_zero", "nat_clash", "vec_clash",
          "fin_clash"}

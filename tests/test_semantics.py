@@ -847,7 +847,8 @@ def test_exact_evaluation_is_bounded_by_its_work(tmp_path: Path) -> None:
     S._fits((1000, 1), (1, 1000))                    # a float array of 10⁶ entries is fine
     exact = np.empty(3, dtype=object)
     exact[:] = [sympy.Rational(1, 3), sympy.sqrt(2), sympy.Integer(4)]
-    assert S._work(exact) == 3 * S.EXACT_ENTRY_WORK + S.IRRATIONAL_WORK
+    assert S._work(exact) == 2 * S.EXACT_ENTRY_WORK + S._entry_work(exact[1], {}) and \
+        S._entry_work(exact[1], {}) >= S.IRRATIONAL_WORK
     assert S._work(np.zeros(3)) == 3
     lf = load(tmp_path, "theorem m (f : Vec 300 → Vec 300) (x : Vec 1) : x = x + x := by norm\n")
     g = lf.own[0]
@@ -900,3 +901,36 @@ def test_a_size_too_large_for_the_search_is_skipped_not_the_end(tmp_path: Path) 
                         "by norm\n")
     cx = find_counterexample(lf.own[0], lf.env, budget_seconds=2.0)
     assert cx is not None and cx.assignment.sizes["N"] == 1
+
+
+def test_exact_work_grows_with_the_size_of_the_numbers(tmp_path: Path) -> None:
+    """Eighteenth review: the exact re-check charged a flat amount per entry, so 2^(2^18)-bit
+    rationals (a gcd per addition: 0.8 s each) and √ nested 14 deep (a tree of 2^14 nodes that
+    evalf and printing walk) ran 50-200 s of a 0.5 s budget; a given witness had no budget at
+    all.  And a real defined by a hypothesis (`h : x = y + 1`) always failed to build (numpy 2
+    made its 0-d value 1-d), so no search or witness worked with one."""
+    import sympy
+
+    from shardproof import semantics as S
+    small, big = sympy.Rational(3, 7), sympy.Integer(2) ** 100_000
+    assert S._entry_work(small, {}) == S.EXACT_ENTRY_WORK
+    assert S._entry_work(big, {}) > 2_000_000
+    e = sympy.Integer(2)
+    for _ in range(14):
+        e = sympy.sqrt(e) + sympy.sqrt(e + 1)
+    with pytest.raises(EvalError, match="nodes is not evaluated"):
+        S._entry_work(e, {})
+    lf = load(tmp_path, """
+def f (x : ℝ) : ℝ := sqrt x + sqrt (x + 1)
+theorem deep (y : ℝ) : f (f (f (f (f (f (f (f (f (f (f (f (f (f y))))))))))))) = 0 := by norm
+theorem t2 (x y : ℝ) (h : x = y + 1) : x - y = 2 := by norm
+""")
+    notes: list[str] = []
+    assert find_counterexample(lf.env.get("deep"), lf.env, budget_seconds=0.5,
+                               notes=notes) is None
+    cx = find_counterexample(lf.env.get("t2"), lf.env, budget_seconds=1.0)
+    assert cx is not None and evaluate(lf.env.get("t2").stmt, lf.env, cx.assignment,
+                                       "exact") is False
+    a = Assignment(reals={"y": 1.0})                 # a witness's evaluation has a budget
+    with S.exact_budget(0.01), pytest.raises(EvalError, match="work budget ran out"):
+        evaluate(lf.env.get("deep").stmt, lf.env, a, "exact")

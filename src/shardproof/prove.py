@@ -723,7 +723,8 @@ def _given_witness(g: GlobalDecl, genv: GlobalEnv, step: T.ProofStep) -> dict[st
         else:
             raise Failure(f"witness: cannot use `({na.name} := …)` (give sizes and indices as "
                           "natural numerals, reals as numbers, vectors as ![…] of numbers)")
-    full = sem.complete_assignment(g, genv, a, mode="exact")
+    with sem.exact_budget(WITNESS_SECONDS):      # nested √ doubled the time per level
+        full = sem.complete_assignment(g, genv, a, mode="exact")
     if full is None:
         raise Failure("witness: the given values violate a hypothesis")
     for name, ty in g.binders:                       # the given values fit their types
@@ -734,8 +735,12 @@ def _given_witness(g: GlobalDecl, genv: GlobalEnv, step: T.ProofStep) -> dict[st
                 len(a.tensors[name]) != arith.size_value(ty.size, full.sizes):
             raise Failure(f"witness: `{name}` has {len(a.tensors[name])} entries, but it is a "
                           f"`{ty}`")
-    cx = sem.counterexample_at(g, genv, full, mode="exact")
-    return cx.to_dict() if cx is not None else None
+    with sem.exact_budget(WITNESS_SECONDS):
+        cx = sem.counterexample_at(g, genv, full, mode="exact")
+        return cx.to_dict() if cx is not None else None
+
+
+WITNESS_SECONDS = 30.0    # the work a given witness may take, in nominal seconds (then unknown)
 
 
 def _decide_ne(g: GlobalDecl, genv: GlobalEnv, options: Options) -> Verdict:

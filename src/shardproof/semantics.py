@@ -465,15 +465,62 @@ def _charge(units: int) -> None:
     """Count evaluation work; past the search's limit, end the evaluation (one can be long)."""
     WORK[0] += units
     if WORK[0] > WORK_LIMIT[0]:
-        raise EvalError("the search's work budget ran out inside one evaluation")
+        raise EvalError("the work budget ran out inside one evaluation")
 
 
 def _work(arr: np.ndarray) -> int:
-    """The work of computing ``arr``: one unit per float entry; exact entries by their kind."""
+    """The work of computing ``arr``: one unit per float entry; exact entries by their size."""
     if arr.dtype != object:
         return arr.size
-    irrational = sum(1 for x in arr.flat if not getattr(x, "is_Rational", True))
-    return EXACT_ENTRY_WORK * arr.size + IRRATIONAL_WORK * irrational
+    memo: dict[int, tuple[Any, int]] = {}
+    return sum(map(lambda x: _entry_work(x, memo), arr.flat))
+
+
+def _entry_work(x: Any, memo: dict) -> int:
+    """A rational's arithmetic grows with the square of its bits (a gcd: 10⁶ bits took 0.8 s
+    per addition); an irrational's with the size of its expression as a TREE, which is what
+    evalf and printing walk (√x + √(x + 1) nested 14 times shares its parts: 2¹⁴ nodes)."""
+    if getattr(x, "is_Rational", False):
+        return EXACT_ENTRY_WORK + (x.p.bit_length() + x.q.bit_length()) ** 2 // 4096
+    if getattr(x, "is_Rational", True):      # not a sympy number
+        return EXACT_ENTRY_WORK
+    nodes = _tree_size(x, memo)
+    if nodes > TREE_NODES:
+        raise EvalError(f"an exact value with more than {TREE_NODES:,} nodes is not evaluated")
+    return IRRATIONAL_WORK + NODE_WORK * nodes
+
+
+def _tree_size(e: Any, memo: dict) -> int:
+    """Nodes of a sympy expression counted as a tree (up to a little past TREE_NODES),
+    computed over its shared parts once."""
+    hit = memo.get(id(e))
+    if hit is not None and hit[0] is e:
+        return hit[1]
+    n = 1
+    for a in getattr(e, "args", ()):
+        n += _tree_size(a, memo)
+        if n > TREE_NODES:
+            break
+    memo[id(e)] = (e, n)
+    return n
+
+
+def exact_budget(seconds: float) -> Any:
+    """A work budget for an exact evaluation outside the search (a given witness): it ends,
+    with an EvalError, past ``seconds`` nominal seconds of work."""
+    return _Budget(int(seconds * WORK_PER_SECOND))
+
+
+class _Budget:
+    def __init__(self, units: int) -> None:
+        self.units = units
+
+    def __enter__(self) -> None:
+        self.saved = WORK_LIMIT[0]
+        WORK_LIMIT[0] = min(self.saved, WORK[0] + self.units)
+
+    def __exit__(self, *exc: Any) -> None:
+        WORK_LIMIT[0] = self.saved
 
 
 class _Ev:
@@ -1253,7 +1300,8 @@ def _complete(g: GlobalDecl, env: GlobalEnv, plan: _Plan, base: Assignment, mode
             raise EvalError(f"hypothesis `{d.hyp}` does not define a value")
         k = len(sizes)
         arr = _pad(ev.real(v), v.depth, D + k)
-        arr = np.ascontiguousarray(np.broadcast_to(arr, tuple(sizes) + arr.shape[k:]))
+        arr = np.array(np.broadcast_to(arr, tuple(sizes) + arr.shape[k:]))   # (0-d stays 0-d:
+        # numpy 2's ascontiguousarray made it 1-d, and a real defined by `h : x = y + 1` failed)
         ty = types[d.target]
         if isinstance(ty, FunT):
             a.families[d.target] = [arr[i] for i in range(arr.shape[0])]
@@ -1680,15 +1728,21 @@ def _nat_checked(r: np.ndarray, approx: np.ndarray) -> np.ndarray:
 FLOAT_ELEMENTS = 200_000
 EXACT_ELEMENTS = 10_000          # = EXACT_CELLS: data past it could not be evaluated exactly
 ARRAY_CELLS = 32_000_000         # one array the evaluator would form (∑ over Fin 15000 × Fin 15000)
-# In exact arithmetic every entry is a sympy number: a rational's operation takes about 4 µs, an
-# irrational's (√, exp, sums of them) up to 0.5 ms.  One exact array has at most EXACT_CELLS
-# entries (the test suite's largest has 64), and each exact entry counts as EXACT_ENTRY_WORK
-# units of work, IRRATIONAL_WORK more when it is irrational, so that the work budget bounds
+# In exact arithmetic every entry is a sympy number: a small rational's operation takes about
+# 4 µs, an irrational's (√, exp, sums of them) more, growing with its expression.  One
+# exact array has at most EXACT_CELLS entries (the test suite's largest has 64); an exact entry
+# counts EXACT_ENTRY_WORK units of work plus (bits)²/4096 for a rational, IRRATIONAL_WORK plus
+# NODE_WORK per node of its expression tree for an irrational (`_entry_work`; a √ of a rational
+# takes 0.5 ms), and an irrational whose expression has more than TREE_NODES nodes as a tree is
+# refused (nested √ share their parts, and evalf and printing walk the tree), so that the
+# work budget bounds
 # the time of an exact re-check too (a ∑ over Fin 1000 × Fin 1000 of √ took 76 s of a 2 s
-# budget when each entry counted 1).
+# budget when each entry counted 1; 2^(2^18)-bit powers and √ nested 14 deep, over 50 s).
 EXACT_CELLS = 10_000
 EXACT_ENTRY_WORK = 16
 IRRATIONAL_WORK = 2_000
+NODE_WORK = 1
+TREE_NODES = 1_024       # an exact value's expression, as a tree (the nets' largest: 574)
 
 
 def _fits(*shapes: tuple[int, ...], exact: bool = False) -> None:

@@ -261,8 +261,10 @@ def at_path(t: T.Term, path: list[int]) -> tuple[T.Term, dict[str, T.Term | None
     """The subterm at ``path`` and the names bound above it with their types."""
     bound: dict[str, T.Term | None] = {}
     for k in path:
-        if isinstance(t, BINDING):
-            bound.update((b.name, b.ty) for b in t.binders)
+        if isinstance(t, BINDING):    # a type that mentions a name rebound here is stale: None
+            new = {b.name for b in t.binders}
+            bound = {n: None if ty is None or T.free_names(ty) & new else ty
+                     for n, ty in {**bound, **{b.name: b.ty for b in t.binders}}.items()}
         ks = kids(t)
         if not 0 <= k < len(ks):
             raise Rejected(f"position {path} is not in the goal")
@@ -565,7 +567,8 @@ def rewrite(goal: Goal, step: dict[str, Any]) -> T.Term:
         if not defeq(lhs, sub, goal.decls, [20000]):
             raise Rejected(f"the subterm at {path} is not an instance of `{name}`'s left side")
         for v, size in fins.items():
-            fins_here = {n: b for n, b in goal.fins.items() if n not in bound} | pfins
+            fins_here = {n: b for n, b in goal.fins.items()
+                         if n not in bound and not T.free_names(b) & bound} | pfins
             if v in inst and not _holds(arith.index_in_range, inst[v], subst(size, inst),
                                         fins_here, (), positive_sizes(goal) - bound):
                 raise Rejected(f"the index `{v}` of `{name}` is not shown in range")

@@ -349,13 +349,16 @@ def _subterms(t: T.Term, bound: frozenset[str] = frozenset(),
     fins = fins if fins is not None else {}
     yield t, bound, fins, path
     if isinstance(t, (T.Lam, T.Sum, T.Forall)):
-        inner = bound | {b.name for b in t.binders}
+        new = {b.name for b in t.binders}
+        inner = bound | new
         f2 = dict(fins)
         for b in t.binders:
             if isinstance(b.ty, T.App) and b.ty.fn == T.Var("Fin"):
                 f2[b.name] = b.ty.args[0]
             else:
                 f2.pop(b.name, None)
+        # a range that mentions a name rebound here means the outer one: not known here
+        f2 = {n: r for n, r in f2.items() if not T.free_names(r) & new}
         yield from _subterms(t.body, inner, f2, path + (0,), need)
         return
     k = 0
@@ -367,12 +370,13 @@ def _subterms(t: T.Term, bound: frozenset[str] = frozenset(),
 
 
 def _indices_in_range(rule: RwRule, sub: dict[str, T.Term], fins: dict[str, T.Term],
-                      goal: Goal) -> bool:
+                      goal: Goal, bound: frozenset[str] = frozenset()) -> bool:
     """Every pattern variable of type `Fin S` must be instantiated below S (instantiated)."""
     if not rule.fin_vars:
         return True
     from ..types import nonzero_names
-    bounds = {**goal.fin_bounds, **fins}
+    bounds = {**{n: r for n, r in goal.fin_bounds.items()       # (not where a binder rebinds
+                 if n not in bound and not T.free_names(r) & bound}, **fins}  # its range's name)
     # sizes a hypothesis makes ≥ 1 (`0 < R`): with them `0` is in `Fin R`
     positive = frozenset(nonzero_names([gh for _, gh in goal.hyps]) & (goal.sizes or set()))
     for v, size in rule.fin_vars.items():
@@ -540,7 +544,7 @@ def rewrite_once(goal: Goal, rule: RwRule, prove_eq=None,
         sub: dict[str, T.Term] = {}
         if not match(rule.lhs, sub_t, rule.vars, sub, goal.genv, rule.size_vars):
             continue
-        if not _indices_in_range(rule, sub, fins, goal):
+        if not _indices_in_range(rule, sub, fins, goal, bound):
             continue
         try:
             notes = []
@@ -557,7 +561,7 @@ def rewrite_once(goal: Goal, rule: RwRule, prove_eq=None,
         # `0` serves when it is shown in range; otherwise there is no instance.
         unbound = sorted(v for v in rule.fin_vars if v not in sub)
         sub.update({v: T.Num(Fraction(0)) for v in unbound})
-        if unbound and not _indices_in_range(rule, sub, fins, goal):
+        if unbound and not _indices_in_range(rule, sub, fins, goal, bound):
             continue
         if typed is not None and not typed(sub, path):
             continue
