@@ -986,3 +986,17 @@ theorem c1 : A2 D2 := by unfold [A2, D2]; norm
     goal, _ = _goal(text, "c1")
     with pytest.raises(Rejected):
         replay(goal, [{"rule": "unfold", "names": ["A2", "D2"]}, {"rule": "norm"}])
+
+
+def test_a_partial_application_has_every_name_of_its_obligation() -> None:
+    """Nineteenth review (a gap found unexploitable): `bad b`, for `def bad {a} (b) {h : a = b}`,
+    passed its obligation `a = b` with `b` not yet given: the parameter's name was read as the
+    theorem's `b`.  An obligation must have all its names given."""
+    from shardproof.kernel import type_of
+    text = HEAD + """
+def bad {a : Nat} (b : Nat) {h : a = b} (e : Vec a) : ℝ := ∑ (i : Fin b), e i
+theorem t (b c : Nat) (v : Vec b) : bad b v = bad b v := by norm
+"""
+    goal, _ = _goal(text, "t")
+    assert type_of(T.App(T.Var("bad"), (T.Var("b"),)), goal, {}) is None
+    assert type_of(T.App(T.Var("bad"), (T.Var("b"), T.Var("b"), T.Var("v"))), goal, {}) is not None

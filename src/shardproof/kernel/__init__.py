@@ -369,12 +369,12 @@ def _applied(d: Any, args: tuple[T.Term, ...], goal: Goal, local: dict) -> T.Ter
         if _apply(T.Arrow(subst(pty, m), NAT), a, goal, local) is None:
             return None
         m[p] = a
-    for _, h in d.hyps:                           # its obligations (`castIdx` needs a = b)
-        h = subst(h, m)
-        if not (h.op == "=" and _holds(arith.sizes_equal, h.lhs, h.rhs) or
-                size_fact(h, goal, set(local))):
-            return None
     rest = d.params[len(args):]
+    for _, h in d.hyps:           # its obligations (`castIdx` needs a = b), every name given
+        h, missing = subst(h, m), set(rest) & T.free_names(h)
+        if missing or not (h.op == "=" and _holds(arith.sizes_equal, h.lhs, h.rhs) or
+                           size_fact(h, goal, set(local))):
+            return None
     ty = subst(d.ret, m)
     for pty in reversed(d.ptypes[len(args):]):
         if set(rest) & T.free_names(pty) or set(rest) & T.free_names(d.ret):
