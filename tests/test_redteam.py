@@ -188,6 +188,15 @@ theorem st_bad_all (n : Nat) (hn : n = 7)
     (h : ∀ (m : Nat) (k : Fin m), (if k < m then 0 else 1) = 0) :
     ∀ (i : Fin n), P i := by unfold [P]; rw [h]
 """,
+    # Twentieth review, engine only: after `unfold [P]`, the body's `∀ (a : ℝ), a = 7` was read
+    # with the theorem's size tie `a := 7` (and typed as the hypothesis's size equation).
+    "bound_name_size_tie": """
+def P : Prop := ∀ (a : ℝ), a = 7
+theorem tie_t1 (a : Nat) (h : a = 7) : P := by unfold [P]; norm
+def Q : Prop := ∀ (a : ℝ), 0 < a
+theorem tie_t3c (a : Nat) (h : a = 7) (h2 : 0 < a) : Q := by unfold [Q]; norm
+theorem tie_t3b (a : Nat) (h : 7 = a) : a = 7 ∧ P := by unfold [P]; norm
+""",
     "cmp_type_shared": """
 theorem c1 (h : (fun (n : ℝ) => if n ≠ 0 then 1 else 1) 5 = 1) (n : Nat) : n ≠ 0 := by norm
 """,
@@ -205,11 +214,13 @@ theorem true_big (x : ℝ) : (1 + sqrt 2) ^ 3 * 10 ^ 60 * 10 ^ 60 * 10 ^ 60 * 10
     (7 + 5 * sqrt 2) * 10 ^ 60 * 10 ^ 60 * 10 ^ 60 * 10 ^ 20 = 0 * x := by norm
 theorem tiny_size (R : Nat) (h : R * 0.0000000001 = 0) (x : ℝ) : R * x = 0 := by norm
 theorem true_pow (R : Nat) (h : R ^ 40 + 1 = R ^ 40 * (0.5 * 2)) (x : ℝ) : x = 0 := by norm
+theorem fam_of_size (n : Nat) (e : Fin 1 → ℝ) (he : ∀ (r : Fin 1), e r = n) :
+    (∑ (i : Fin 2), e 0) = 2 * n := by norm
 theorem mp_tie_true (y : ℝ) : (maxPool3s2 1 1 1 (fun (i : Fin 4) => if i < 2 then
     exp y * (1 + sqrt 2) ^ 3 else exp y * (7 + 5 * sqrt 2)) 0 - exp y * (1 + sqrt 2) ^ 3) *
     100000000000000000000 = 0 := by norm
 """
-FALSE = {"st_bad", "st_bad_all", "cap_b4", "cap_b1", "cap_c1", "cap_c10", "cap_s1", "bad_idx", "bad_sum", "c1", "fake_ne", "fake_ne_closed", "fake_ne_le", "fake_ne_pow", "fake_ne_implicit",
+FALSE = {"tie_t1", "tie_t3c", "tie_t3b", "st_bad", "st_bad_all", "cap_b4", "cap_b1", "cap_c1", "cap_c10", "cap_s1", "bad_idx", "bad_sum", "c1", "fake_ne", "fake_ne_closed", "fake_ne_le", "fake_ne_pow", "fake_ne_implicit",
          "inv_mul_zero", "bad_capture", "bad_capture2", "bad_sizes", "bad_member", "every_real_is_zero", "fake_ne_exp", "fake_ne_search", "fake_ne_big", "bad_ite", "fin_oob", "fin_zero", "vec_long", "late_bind", "late_bind2", "bad8", "bad2", "anything", "vac_real", "vac_norm", "pow_ne", "pos_ne", "size_ne", "tiny_sign",
          "tiny_div", "sq_ne", "zero_eq_one", "bad_ne", "clash", "one_eq_zero", "nat_clash", "vec_clash",
          "fin_clash"}

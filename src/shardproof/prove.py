@@ -220,7 +220,8 @@ def _hyp_family(name, hd, env, nz: Normaliser) -> FVal:
             e2[b.name] = x
             if k + 1 == len(binders):
                 nz.ctx.use("hyp", f"{name} {b.name} := {pretty(rhs)}", at=hname)
-                return nz.any_value(rhs, e2)
+                v = nz.any_value(rhs, e2)        # (a size, `e r = n`: a real family's value)
+                return nz.size_as_real(v) if isinstance(v, IPoly) else v
             return mk(k + 1, e2)
         return FVal("nat", f)
     return mk(0, env)

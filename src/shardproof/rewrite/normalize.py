@@ -179,7 +179,7 @@ class Normaliser:
             v = env.get(t.name)
             if isinstance(v, IPoly):
                 return v
-            if t.name in self.size_subst:
+            if v is None and t.name in self.size_subst:   # (a bound `a` is not the tied size)
                 return self.nat(self.size_subst[t.name], env)
             if v is None:
                 return IPoly.var(t.name)
