@@ -1000,3 +1000,16 @@ theorem t (b c : Nat) (v : Vec b) : bad b v = bad b v := by norm
     goal, _ = _goal(text, "t")
     assert type_of(T.App(T.Var("bad"), (T.Var("b"),)), goal, {}) is None
     assert type_of(T.App(T.Var("bad"), (T.Var("b"), T.Var("b"), T.Var("v"))), goal, {}) is not None
+
+
+def test_a_power_of_sizes_is_a_real_as_the_type_checker_has_it(tmp_path: Path) -> None:
+    """Twenty-first review: `n ^ 2 ≠ 0` is a `≠` between reals for the type checker (`^` acts on
+    reals: a witness shows it) but was one between sizes for the kernel's witness check (for
+    all n): the verdict depended on `--no-replay`, as `if` between sizes once did."""
+    from shardproof.check import Checker, Options
+    (tmp_path / ".lemmaroot").write_text("")
+    case = tmp_path / "case.lemma"
+    case.write_text("theorem pw (n : Nat) : n ^ 2 ≠ 0 := by witness (n := 1)\n")
+    got = {rep: Checker(Options(search_seconds=1.0, replay=rep)).check_file(case)[0].verdict
+           for rep in (True, False)}
+    assert got == {True: "proved", False: "proved"}

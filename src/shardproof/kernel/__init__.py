@@ -323,8 +323,8 @@ def type_of(t: T.Term, goal: Goal, local: dict[str, Any]) -> T.Term | None:
     if isinstance(t, T.BinOp):
         a, b = type_of(t.lhs, goal, local), type_of(t.rhs, goal, local)
         if _scalar(a) and _scalar(b):
-            nat = _scalar(a) == _scalar(b) == "nat" and t.op in ("+", "*", "^")
-            return NAT if nat else REAL             # index arithmetic is natural numbers
+            nat = _scalar(a) == _scalar(b) == "nat" and t.op in ("+", "*")
+            return NAT if nat else REAL    # index arithmetic; `^` is real, as the type checker has it
         if t.op == "•" and _scalar(a) and _is_vec(b):
             return b
         return a if t.op in ("+", "-") and _is_vec(a) and same_type(a, b, False) else None
