@@ -15,7 +15,7 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from .. import terms as T
-from ..types import GlobalDecl, GlobalEnv
+from ..types import GlobalDecl, GlobalEnv, NatT
 from .ipoly import IPoly, ONE as IONE, ZERO as IZERO, below
 from .nf import (ONE, ZERO, Acc, Fn, Jac, NFContext, Op, Poly, Scalar, bound_as_poly,
                  canonical_lam, fresh, indicator_eqz, indicator_pos, inverse, mk_sum)
@@ -181,8 +181,9 @@ class Normaliser:
                 return v
             if v is None and t.name in self.size_subst:   # (a bound `a` is not the tied size)
                 return self.nat(self.size_subst[t.name], env)
-            if v is None:
-                return IPoly.var(t.name)
+            g = self.genv.get(t.name) if v is None else None
+            if v is None and (g is None or isinstance(g.ret_ty, NatT)):
+                return IPoly.var(t.name)    # (a global Nat: any natural; a real `def c` is not one)
             raise EngineGap(f"`{t.name}` is not a natural number here")
         if isinstance(t, T.BinOp) and t.op in ("+", "*"):
             a, b = self.nat(t.lhs, env), self.nat(t.rhs, env)
