@@ -11,7 +11,7 @@
     2 and 3) and random data;
 (d) every line of the user's seed is the docstring of the theorem with its Lean name.
 
-The numeric parts use `shardproof.semantics`; they skip, saying so, when it is not importable.
+The numeric parts use `shardproof.semantics` (part of the package: a broken import fails them).
 """
 
 from __future__ import annotations
@@ -22,22 +22,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from shardproof import semantics
 from shardproof import terms as T
 from shardproof.check import Options, check_paths
 from shardproof.errors import ShardproofError
 from shardproof.library import Library
 from shardproof.prove import attempt
 from shardproof.types import FinT, NatT, RealT
-
-try:
-    from shardproof import semantics
-    _SEM_MISSING = None
-    for _name in ("find_counterexample", "sample_assignment", "evaluate"):
-        if not hasattr(semantics, _name):
-            _SEM_MISSING = f"shardproof.semantics has no `{_name}` yet"
-except ImportError as _exc:  # pragma: no cover - the evaluator is part of the package
-    semantics = None
-    _SEM_MISSING = f"shardproof.semantics is not importable ({_exc})"
 
 ROOT = Path(__file__).resolve().parents[1]
 LEMMAS = ROOT / "lemmas"
@@ -75,10 +66,6 @@ REQUIRED = SEED_NAMES + [
 TOPIC_FILES = ["defs", "relabel", "pointwise", "bn_site", "homog", "shard", "collectives", "ties",
                "divisor", "negative", "interleave"]
 
-
-def _need_semantics() -> None:
-    if _SEM_MISSING:
-        pytest.skip(f"numeric part skipped: {_SEM_MISSING}")
 
 
 def _is_ne(g) -> bool:
@@ -144,8 +131,6 @@ def kit_verdicts():
 @pytest.mark.parametrize("f,g,env", KIT, ids=[g.name for _, g, _ in KIT])
 def test_every_theorem_is_proved(f, g, env, kit_verdicts):
     v = kit_verdicts[g.name]
-    if _is_ne(g) and _SEM_MISSING and v.verdict != "proved":
-        pytest.skip(f"a `≠` theorem needs the witness search: {_SEM_MISSING}")
     assert v.verdict == "proved", f"{g.name} ({f.name}): {v.verdict}: {v.reason}\n{v.residual or ''}"
     if not _is_ne(g):  # an equation is proved by normal forms, never by evaluation
         assert "exact_witness" not in v.rules, v.rules
@@ -153,7 +138,6 @@ def test_every_theorem_is_proved(f, g, env, kit_verdicts):
 
 @pytest.mark.parametrize("f,g,env", NEGATIVES, ids=[g.name for _, g, _ in NEGATIVES])
 def test_negative_results_have_a_witness_that_re_evaluates(f, g, env):
-    _need_semantics()
     assert not attempt(g, env).proved  # a `≠` is never an equation of normal forms
     cx = semantics.find_counterexample(g, env, budget_seconds=10.0)
     assert cx is not None, f"no witness for {g.name}"
@@ -188,7 +172,6 @@ def _hinted_witness(g):
 @pytest.mark.parametrize("f,g,env", NEGATIVES, ids=[g.name for _, g, _ in NEGATIVES])
 def test_the_recorded_witness_is_one(f, g, env):
     """The witness written in the proof hint satisfies the hypotheses and separates the sides."""
-    _need_semantics()
     a = _hinted_witness(g)
     if a is None:
         pytest.skip(f"{g.name} records no witness")
@@ -204,7 +187,6 @@ def _size_names(g) -> list[str]:
 @pytest.mark.parametrize("f,g,env", NUMERIC_EQUATIONS,
                          ids=[g.name for _, g, _ in NUMERIC_EQUATIONS])
 def test_every_proved_equation_holds_numerically(f, g, env):
-    _need_semantics()
     rng = np.random.default_rng(sum(map(ord, g.name)))
     names = _size_names(g)
     checked = 0
@@ -274,7 +256,6 @@ def test_mustfail(path: Path):
     for g in theorems:
         at = attempt(g, lf.env)
         assert not at.proved, f"{path.name}: the engine PROVED the false statement {g.name}"
-    _need_semantics()
     for g in theorems:
         cx = semantics.find_counterexample(g, lf.env, budget_seconds=5.0 if kind == "refuted"
                                            else 1.5)
@@ -294,7 +275,6 @@ def test_mustfail(path: Path):
 
 def test_checker_verdicts_on_the_corpus():
     """The checker's verdicts match every header (refuted / unknown)."""
-    _need_semantics()
     files = [p for p in MF_FILES if _expect(p)[0] != "error"]
     report = check_paths(files, Options(search_seconds=3.0))
     got = {}

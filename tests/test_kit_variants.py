@@ -70,23 +70,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from shardproof import arith
+from shardproof import arith, semantics
 from shardproof import terms as T
 from shardproof.check import Checker, Options
 from shardproof.library import Library
 from shardproof.pretty import pretty
 from shardproof.prove import attempt, decide
 from shardproof.types import FinT, FunT, NatT, PropT, RealT, VecT, subst_term
-
-try:
-    from shardproof import semantics
-    _SEM_MISSING = None
-    for _name in ("find_counterexample", "sample_assignment", "evaluate", "counterexample_at"):
-        if not hasattr(semantics, _name):
-            _SEM_MISSING = f"shardproof.semantics has no `{_name}` yet"
-except ImportError as _exc:  # pragma: no cover - the evaluator is part of the package
-    semantics = None
-    _SEM_MISSING = f"shardproof.semantics is not importable ({_exc})"
 
 ROOT = Path(__file__).resolve().parents[1]
 LEMMAS = ROOT / "lemmas"
@@ -506,14 +496,9 @@ def run_hyp(v: Variant) -> str:
 
 # ============================================================================ tests
 
-def _need_semantics() -> None:
-    if _SEM_MISSING:
-        pytest.skip(f"numeric part skipped: {_SEM_MISSING}")
-
 
 @pytest.mark.parametrize("g,env", KIT, ids=IDS)
 def test_wrong_factor(g, env):
-    _need_semantics()
     variants, skipped = factor_variants(g, env)
     for s in skipped:
         SKIPS["factor"][s] += 1
@@ -528,7 +513,6 @@ def test_wrong_factor(g, env):
 
 @pytest.mark.parametrize("g,env", KIT, ids=IDS)
 def test_missing_hypothesis(g, env):
-    _need_semantics()
     variants, skipped = hyp_variants(g, env)
     for s in skipped:
         SKIPS["hyp"][s] += 1
@@ -541,7 +525,6 @@ def test_missing_hypothesis(g, env):
 
 @pytest.mark.parametrize("g,env", KIT, ids=IDS)
 def test_shifted_index(g, env):
-    _need_semantics()
     variants, skipped = index_variants(g, env)
     for s in skipped:
         SKIPS["index"][s] += 1

@@ -46,26 +46,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from shardproof import arith
+from shardproof import arith, semantics
 from shardproof import terms as T
 from shardproof.library import Library
 from shardproof.pretty import pretty
 from shardproof.types import FinT, FunT, NatT, RealT, VecT
 
-try:
-    from shardproof import semantics
-    _SEM_MISSING = None
-    for _name in ("sample_assignment", "evaluate", "Assignment"):
-        if not hasattr(semantics, _name):
-            _SEM_MISSING = f"shardproof.semantics has no `{_name}` yet"
-except ImportError as _exc:  # pragma: no cover - the evaluator is part of the package
-    semantics = None
-    _SEM_MISSING = f"shardproof.semantics is not importable ({_exc})"
-
 ROOT = Path(__file__).resolve().parents[1]
 LEMMAS = ROOT / "lemmas"
 # The evaluator's bound on the data it builds (`semantics.FLOAT_ELEMENTS`).
-LIMIT = getattr(semantics, "FLOAT_ELEMENTS", 200_000) if semantics else 200_000
+LIMIT = semantics.FLOAT_ELEMENTS
 REPLICA_BATCH = ("R", "N")
 OTHER_SIZES = (2, 1, 3)           # the other sizes, in the order they are tried
 SOFT = 20_000                     # past this many entries at size 2, try size 1 first
@@ -390,10 +380,6 @@ def _outcome(name: str) -> Outcome:
     return vacuity_check(g, env)
 
 
-def _need_semantics() -> None:
-    if _SEM_MISSING:
-        pytest.skip(f"vacuity check skipped: {_SEM_MISSING}")
-
 
 # ============================================================================ the library
 
@@ -402,9 +388,6 @@ def _exact_arrays_up_to_the_float_bound():
     """The audit builds whole models in exact arithmetic, at the nets' real widths (ResNet-50's
     prefix: 12,288 entries); the evaluator's exact bound (EXACT_CELLS, 10,000) is for the
     search's re-check of a candidate and would send those models to the structural route."""
-    if semantics is None:
-        yield
-        return
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(semantics, "EXACT_CELLS", semantics.ARRAY_CELLS)
         yield
@@ -412,7 +395,6 @@ def _exact_arrays_up_to_the_float_bound():
 
 @pytest.mark.parametrize("name", list(BY_NAME), ids=list(BY_NAME))
 def test_hypotheses_are_satisfiable(name):
-    _need_semantics()
     f, g, _ = BY_NAME[name]
     _assert_not_vacuous(str(f.relative_to(LEMMAS)), g, _outcome(name))
 
@@ -425,7 +407,6 @@ def _assert_not_vacuous(where: str, g, out: Outcome) -> None:
 
 def test_vacuity_census(capsys):
     """Every theorem with hypotheses is covered by one route; the structural-only ones listed."""
-    _need_semantics()
     assert len(WITH_HYPS) == len(BY_NAME), "theorem names must be unique across lemmas/"
     routes: dict[str, list[str]] = {}
     for name in BY_NAME:
@@ -502,7 +483,6 @@ def test_selftest_the_check_can_fail(name, route, selftest_theorems):
     """Contradictory hypotheses fail the check; the consistent original passes — by evaluation,
     and by the structural argument alone (which `vacuity_check` falls back to when the data is
     too large: forced here by a limit of 0 entries)."""
-    _need_semantics()
     g, env = selftest_theorems[name]
     if route == "numeric":
         out = vacuity_check(g, env)

@@ -70,6 +70,9 @@ class Verdict:
         return out
 
 
+MAX_SEARCH_SECONDS = 86_400.0      # a day: the search's work count stays a plain integer
+
+
 @dataclass
 class Options:
     search_seconds: float = 2.0       # counterexample search budget per theorem
@@ -79,8 +82,9 @@ class Options:
     cache_dir: str | None = None      # a directory for the incremental cache (None: no cache)
 
     def __post_init__(self) -> None:
-        if not 0.0 <= self.search_seconds <= 86_400.0:          # (also false for nan)
-            raise ValueError(f"search_seconds must be from 0 to 86400, not {self.search_seconds}")
+        if not 0.0 <= self.search_seconds <= MAX_SEARCH_SECONDS:       # (also false for nan)
+            raise ValueError(f"search_seconds must be from 0 to {MAX_SEARCH_SECONDS:g}, "
+                             f"not {self.search_seconds}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise ValueError(f"seed must be a natural number, not {self.seed!r}")
         if isinstance(self.fuel, bool) or not isinstance(self.fuel, int) or self.fuel < 0:

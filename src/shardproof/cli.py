@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from . import __version__
-from .check import Checker, Options, Verdict, lemma_files
+from .check import MAX_SEARCH_SECONDS, Checker, Options, Verdict, lemma_files
 from .errors import ShardproofError
 from .library import LoadedFile
 from .pretty import pretty
@@ -56,9 +56,6 @@ _XML_BAD = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-
 
 
 # --------------------------------------------------------------------------- argument parsing
-
-MAX_SEARCH_SECONDS = 86_400.0      # a day: the work count stays a plain integer
-
 
 def _budget(text: str) -> float:
     """A search budget: a finite number of nominal seconds, 0 to a day."""

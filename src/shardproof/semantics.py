@@ -27,6 +27,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
@@ -35,10 +36,10 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from . import arith, numeric_ops
-from .types import is_negative_statement
 from . import terms as T
 from .pretty import pretty
-from .types import FinT, FunT, GlobalDecl, GlobalEnv, NatT, RealT, Ty, VecT, nonzero_names
+from .types import (FinT, FunT, GlobalDecl, GlobalEnv, NatT, RealT, Ty, VecT,
+                    is_negative_statement, nonzero_names)
 
 __all__ = [
     "Assignment",
@@ -505,22 +506,16 @@ def _tree_size(e: Any, memo: dict) -> int:
     return n
 
 
-def exact_budget(seconds: float) -> Any:
+@contextmanager
+def exact_budget(seconds: float) -> Iterator[None]:
     """A work budget for an exact evaluation outside the search (a given witness): it ends,
     with an EvalError, past ``seconds`` nominal seconds of work."""
-    return _Budget(int(seconds * WORK_PER_SECOND))
-
-
-class _Budget:
-    def __init__(self, units: int) -> None:
-        self.units = units
-
-    def __enter__(self) -> None:
-        self.saved = WORK_LIMIT[0]
-        WORK_LIMIT[0] = min(self.saved, WORK[0] + self.units)
-
-    def __exit__(self, *exc: Any) -> None:
-        WORK_LIMIT[0] = self.saved
+    saved = WORK_LIMIT[0]
+    WORK_LIMIT[0] = min(saved, WORK[0] + int(seconds * WORK_PER_SECOND))
+    try:
+        yield
+    finally:
+        WORK_LIMIT[0] = saved
 
 
 class _Ev:
@@ -1792,13 +1787,16 @@ def _elements(a: Assignment) -> int:
 def _search(g: GlobalDecl, env: GlobalEnv, plan: _Plan, witness: bool,
             budget: tuple[int, float, int], seed: int, notes: list[str] | None = None
             ) -> Counterexample | None:
-    skipped = [False]
+    said: set[str] = set()
+
+    def once(bound: str, text: str) -> None:     # each bound that skipped a size is said once
+        if bound not in said:
+            said.add(bound)
+            _note(notes, text)
 
     def skip(entries: int) -> None:      # sizes are not tried in data order (N = 2 before 1)
-        if not skipped[0]:
-            skipped[0] = True
-            _note(notes, f"the search skips sizes whose data has more than {FLOAT_ELEMENTS:,} "
-                         f"entries (the first skipped: {entries:,})")
+        once("float", f"the search skips sizes whose data has more than {FLOAT_ELEMENTS:,} "
+                      f"entries (the first skipped: {entries:,})")
     for ci, sizes, kinds in _rounds(g, plan):
         entries = _entries_to_draw(g, plan, sizes)
         if entries > FLOAT_ELEMENTS:
@@ -1827,10 +1825,9 @@ def _search(g: GlobalDecl, env: GlobalEnv, plan: _Plan, witness: bool,
                 _note(notes, CLOCK_NOTE)
                 return None
             if _elements(base) > EXACT_ELEMENTS:      # (a smaller size may come later)
-                if not any("too many to re-check" in n for n in notes or ()):
-                    _note(notes, f"a candidate counterexample was found in floating point, but "
-                                 f"its data has {_elements(base):,} entries, too many to "
-                                 f"re-check in exact arithmetic (up to {EXACT_ELEMENTS:,})")
+                once("exact", f"a candidate counterexample was found in floating point, but its "
+                              f"data has {_elements(base):,} entries, too many to re-check in "
+                              f"exact arithmetic (up to {EXACT_ELEMENTS:,})")
                 break
             # A candidate found late in the budget still gets its exact re-check: up to one
             # more budget's work (then the search ends at the next `_spent`).

@@ -613,28 +613,25 @@ def close_by_defeq(goal: Goal, fuel: int = 20000) -> bool:
     return out
 
 
-def unfold_defs(t: T.Term, names: set[str], genv: GlobalEnv,
-                bound: frozenset[str] = frozenset()) -> T.Term:
+def unfold_defs(t: T.Term, names: set[str], genv: GlobalEnv) -> T.Term:
     """δ-unfold every application of the named definitions (then β); not where a global of
     the body would land under a binder of its name (`∀ (g : ℝ), D = g` with `def D := g`)."""
-    if bound:
-        names = {n for n in names if not _globals_of(genv.get(n)) & bound}
     if isinstance(t, T.App) or isinstance(t, T.Var):
         head = t.fn if isinstance(t, T.App) else t
         if isinstance(head, T.Var) and head.name in names:
             u = unfold_head(t, genv)
             if u is not None:
-                return unfold_defs(beta(u), names, genv, bound)
+                return unfold_defs(beta(u), names, genv)
         if isinstance(t, T.App):
-            return T.App(unfold_defs(t.fn, names, genv, bound),
-                         tuple(unfold_defs(a, names, genv, bound) for a in t.args), span=t.span)
+            return T.App(unfold_defs(t.fn, names, genv),
+                         tuple(unfold_defs(a, names, genv) for a in t.args), span=t.span)
         return t
-    if isinstance(t, (T.Lam, T.Sum, T.Forall)):            # a binder of the name is not the def
-        inner = names - {b.name for b in t.binders}
-        return T.rebind(t, t.binders, unfold_defs(t.body, inner, genv,
-                                                  bound | {b.name for b in t.binders}))
+    if isinstance(t, (T.Lam, T.Sum, T.Forall)):   # a binder of the name is not the def, and
+        new = {b.name for b in t.binders}         # one named like a def's global keeps it folded
+        inner = {n for n in names - new if not _globals_of(genv.get(n)) & new}
+        return T.rebind(t, t.binders, unfold_defs(t.body, inner, genv))
     def go(u: T.Term) -> T.Term:
-        return unfold_defs(u, names, genv, bound)
+        return unfold_defs(u, names, genv)
     if isinstance(t, T.BinOp):
         return T.BinOp(t.op, go(t.lhs), go(t.rhs), span=t.span)
     if isinstance(t, T.Neg):
