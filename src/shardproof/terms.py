@@ -335,9 +335,32 @@ def _children_method(cls: type) -> Any:
     return children
 
 
+def _map_children_method(cls: type) -> Any:
+    """``map_children`` for ``cls``: the term with ``f`` applied to each child term (inside
+    tuple fields too, so binders' types), span kept; the term itself when no child changed
+    (terms are shared, not copied)."""
+    names = [f.name for f in fields(cls)]
+
+    def map_children(self: Any, f: Any) -> Any:
+        vals, changed = {}, False
+        for n in names:
+            v = getattr(self, n)
+            if isinstance(v, Term):
+                w = vals[n] = f(v)
+                changed = changed or w is not v
+            elif isinstance(v, tuple):
+                w = vals[n] = tuple([f(x) if isinstance(x, Term) else x for x in v])
+                changed = changed or any(a is not b for a, b in zip(w, v))
+            else:
+                vals[n] = v
+        return cls(**vals) if changed else self
+    map_children.__qualname__ = f"{cls.__name__}.map_children"
+    return map_children
+
+
 def _install_methods() -> None:
-    """Give every term class (1) a ``children`` with its field names looked up once and (2) a
-    ``__hash__`` that remembers the dataclass hash (the same value, computed once).  Terms are
+    """Give every term class (1) a ``children`` and a ``map_children`` with its field names
+    looked up once and (2) a ``__hash__`` that remembers the dataclass hash (the same value, computed once).  Terms are
     immutable, so a remembered hash never goes stale; it is not pickled (the dataclass state is
     the fields only), so a term sent to another process computes it again there."""
     todo, seen = [Term], set()
@@ -351,6 +374,7 @@ def _install_methods() -> None:
             cls.__hash__ = _memo_hash(cls)
         if cls is not Term:         # the generic loop stays on the base class
             cls.children = _children_method(cls)
+            cls.map_children = _map_children_method(cls)
 
 
 _install_methods()

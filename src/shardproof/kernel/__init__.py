@@ -71,6 +71,7 @@ class Goal:
     decls: Any                                    # name -> KDecl | None, by ``.get``
     accepted: frozenset[str]                      # theorems this kernel has accepted
     types: dict[str, T.Term] = field(default_factory=dict)   # the theorem's binders' types
+    typed: dict = field(default_factory=dict)     # type_of's memo: (term, binders above) -> type
 
 
 def _holds(test, *args: Any) -> bool:
@@ -83,37 +84,12 @@ def _holds(test, *args: Any) -> bool:
 
 # --------------------------------------------------------------------------- terms
 
-_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def _rebuild(t: T.Term, f) -> T.Term:
-    """``t`` with ``f`` applied to each child term (binders' types included), span kept;
-    ``t`` itself when no child changed (terms are shared, not copied)."""
-    names = _FIELDS.get(type(t))
-    if names is None:
-        names = _FIELDS[type(t)] = tuple(fl.name for fl in fields(t))
-    changed = False
-
-    def g(v: Any) -> Any:                   # not recursive: no reference cycle to collect
-        nonlocal changed
-        if isinstance(v, T.Term):
-            w = f(v)
-            changed = changed or w is not v
-            return w
-        return v
-    vals = {}
-    for n in names:
-        v = getattr(t, n)
-        vals[n] = tuple(map(g, v)) if isinstance(v, tuple) else g(v)
-    return type(t)(**vals) if changed else t
-
-
 def _map(t: T.Term, f) -> T.Term:
     """``t`` with ``f`` applied to the children a position walks into (see :func:`kids`) of a
     binder form or an application, operator, ``if`` or comparison; other terms are kept."""
     if isinstance(t, BINDING):
         return T.rebind(t, t.binders, f(t.body))
-    return _rebuild(t, f) if isinstance(t, NODES) else t
+    return t.map_children(f) if isinstance(t, NODES) else t
 
 
 def _fields(t: T.Term) -> list[Any]:
@@ -139,7 +115,7 @@ def subst(t: T.Term, m: dict[str, T.Term]) -> T.Term:
     if isinstance(t, T.Var):
         return m.get(t.name, t)
     if not isinstance(t, BINDING):
-        return _rebuild(t, lambda c: subst(c, m))
+        return t.map_children(lambda c: subst(c, m))
     free_vals = set().union(*map(T.free_names, m.values()))
     inner = dict(m)
     bs = []
@@ -289,7 +265,15 @@ NAT, REAL = T.Var("Nat"), T.Var("ℝ")
 
 def type_of(t: T.Term, goal: Goal, local: dict[str, Any]) -> T.Term | None:
     """The type of an instance term, every part of it checked (None: ill-typed, or beyond this
-    small inference: the kernel refuses the instance).  ``local``: binders above, with types."""
+    small inference: the kernel refuses the instance).  ``local``: binders above, with types.
+    Remembered per goal (its globals, hypotheses and ranges do not change during a replay)."""
+    key = (t, frozenset(local.items()))
+    if key not in goal.typed:
+        goal.typed[key] = _type_of(t, goal, local)
+    return goal.typed[key]
+
+
+def _type_of(t: T.Term, goal: Goal, local: dict[str, Any]) -> T.Term | None:
     if isinstance(t, T.Num):
         return NAT if t.value.denominator == 1 and t.value >= 0 else REAL
     if isinstance(t, T.Var):
@@ -368,7 +352,8 @@ def _applied(d: Any, args: tuple[T.Term, ...], goal: Goal, local: dict) -> T.Ter
     for p, pty, a in zip(d.params, d.ptypes, args):
         if _apply(T.Arrow(subst(pty, m), NAT), a, goal, local) is None:
             return None
-        m[p] = a
+        if a != T.Var(p):                         # (p := p changes nothing)
+            m[p] = a
     rest = d.params[len(args):]
     for _, h in d.hyps:           # its obligations (`castIdx` needs a = b), every name given
         h, missing = subst(h, m), set(rest) & T.free_names(h)
@@ -657,7 +642,7 @@ def replay(goal: Goal, trace: list[dict[str, Any]], oracles: frozenset[str] = fr
     """
     used: set[str] = set()
     closed = False
-    goal.decls = _Scoped(goal.decls, set(goal.types) | set(goal.hyps))
+    goal.decls, goal.typed = _Scoped(goal.decls, set(goal.types) | set(goal.hyps)), {}
     for k, step in enumerate(trace):
         rule = step.get("rule")
         try:
@@ -696,7 +681,7 @@ def replay(goal: Goal, trace: list[dict[str, Any]], oracles: frozenset[str] = fr
             closed = rule in ("defeq", "norm", "oracle")
         except Rejected as e:
             raise Rejected(f"step {k + 1} ({rule}): {e}") from None
-        except (KeyError, TypeError) as e:
+        except (KeyError, TypeError, AttributeError) as e:   # (a malformed step or term)
             raise Rejected(f"step {k + 1} ({rule}): malformed step ({e!r})") from None
         except ArithmeticError as e:              # an oracle's bound (ring.TooLarge)
             raise Rejected(f"step {k + 1} ({rule}): {e}") from None
