@@ -241,6 +241,13 @@ CASES = [
     Case("linear_with_a_real_result",
          {"a.lemma": "@[linear x] opaque f (x : Vec 2) : ℝ\n"},
          "a.lemma:1:13", "needs `x` and the result of `f` to be vectors", "f"),
+    # twenty-third review: an op returning a size, an index or a map crashed the engine
+    Case("op_with_a_size_result", {"a.lemma": "opaque g (x : ℝ) : Nat\n"},
+         "a.lemma:1:20", "must be a real (`ℝ`) or a vector (`Vec n`), not `Nat`", "g"),
+    Case("op_with_a_map_result", {"a.lemma": "opaque g (x : ℝ) : Fin 3 → ℝ\n"},
+         "a.lemma:1:20", "must be a real (`ℝ`) or a vector (`Vec n`)", "g"),
+    Case("op_with_an_index_result", {"a.lemma": "opaque g (x : ℝ) : Fin 3\n"},
+         "a.lemma:1:20", "must be a real (`ℝ`) or a vector (`Vec n`)", "g"),
 ]
 
 

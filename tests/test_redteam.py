@@ -205,6 +205,17 @@ theorem rg1 (n : Nat) (h : n = 2 * c) (hc : 0 < c) : 2 ≤ n := by rw [h]; norm
 theorem rg2 (n : Nat) (h : n = 2 * c) (hc : 0 < c) : n ≠ 1 := by rw [h]; norm
 theorem rg4 (n : Nat) (h : n = 2 * c) (hc : 0 < c) : 1 < n := by rw [h]; norm
 """,
+    # Twenty-third review, engine only: after `unfold [P]`, the body's `x = cut2 x` (about
+    # every `Vec m`) was typed by the theorem's table, keyed by text, where the hypothesis's
+    # `x = cut2 x` is about `Vec 2`: compared at indices below 2 only (false at m = 3).
+    "unfolded_equation_typed_by_hypothesis": """
+def cut2 {n : Nat} (x : Vec n) : Vec n := fun (i : Fin n) => if i < 2 then x i else 0
+def P : Prop := ∀ (m : Nat) (x : Vec m), x = cut2 x
+theorem k_e (m : Nat) (hm : m = 2) (h : ∀ (x : Vec 2), x = cut2 (n := m) x) : P := by
+  unfold [P]; norm
+theorem k_d (m : Nat) (hm : m = 2)
+    (h : ∀ (x : Vec 2), (if x = cut2 (n := m) x then 1 else 1) = 1) : P := by unfold [P]; norm
+""",
     "cmp_type_shared": """
 theorem c1 (h : (fun (n : ℝ) => if n ≠ 0 then 1 else 1) 5 = 1) (n : Nat) : n ≠ 0 := by norm
 """,
@@ -228,7 +239,7 @@ theorem mp_tie_true (y : ℝ) : (maxPool3s2 1 1 1 (fun (i : Fin 4) => if i < 2 t
     exp y * (1 + sqrt 2) ^ 3 else exp y * (7 + 5 * sqrt 2)) 0 - exp y * (1 + sqrt 2) ^ 3) *
     100000000000000000000 = 0 := by norm
 """
-FALSE = {"rg1", "rg2", "rg4", "tie_t1", "tie_t3c", "tie_t3b", "st_bad", "st_bad_all", "cap_b4", "cap_b1", "cap_c1", "cap_c10", "cap_s1", "bad_idx", "bad_sum", "c1", "fake_ne", "fake_ne_closed", "fake_ne_le", "fake_ne_pow", "fake_ne_implicit",
+FALSE = {"k_e", "k_d", "rg1", "rg2", "rg4", "tie_t1", "tie_t3c", "tie_t3b", "st_bad", "st_bad_all", "cap_b4", "cap_b1", "cap_c1", "cap_c10", "cap_s1", "bad_idx", "bad_sum", "c1", "fake_ne", "fake_ne_closed", "fake_ne_le", "fake_ne_pow", "fake_ne_implicit",
          "inv_mul_zero", "bad_capture", "bad_capture2", "bad_sizes", "bad_member", "every_real_is_zero", "fake_ne_exp", "fake_ne_search", "fake_ne_big", "bad_ite", "fin_oob", "fin_zero", "vec_long", "late_bind", "late_bind2", "bad8", "bad2", "anything", "vac_real", "vac_norm", "pow_ne", "pos_ne", "size_ne", "tiny_sign",
          "tiny_div", "sq_ne", "zero_eq_one", "bad_ne", "clash", "one_eq_zero", "nat_clash", "vec_clash",
          "fin_clash"}

@@ -19,7 +19,7 @@ from . import terms as T
 from .errors import ImportError_, NameError_, ShardproofError, Span, TypeError_
 from .syntax import decode_source, parse_module, source_lines
 from .types import (TYPE_NAMES, Ctx, Elaborator, FinT, GlobalDecl, GlobalEnv, NatT, Param,
-                    PropT, Ty, VecT, check_binder_name)
+                    PropT, RealT, Ty, VecT, check_binder_name)
 
 PRELUDE_FILES = ("core.lemma", "batch.lemma", "bn.lemma", "conv.lemma", "loss.lemma")
 ROOT_MARKER = ".lemmaroot"
@@ -261,6 +261,9 @@ def elaborate_decl(d: T.Decl, env: GlobalEnv, el: Elaborator, path: str) -> Glob
                           cmp_types=dict(el.cmp_types))
     if isinstance(d, T.Opaque):
         ret_ty = el.type_of_term(d.ret, ctx)
+        if not isinstance(ret_ty, (RealT, VecT)):   # (an op is read as a real or entries)
+            raise TypeError_(f"the result of the op `{d.name}` must be a real (`ℝ`) or a vector "
+                             f"(`Vec n`), not `{ret_ty}`", d.ret.span or d.span)
         if d.linear_in is not None and d.linear_in not in {p.name for p in params}:
             raise TypeError_(f"`@[linear {d.linear_in}]` names no parameter of `{d.name}`",
                              d.span)

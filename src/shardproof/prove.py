@@ -390,6 +390,25 @@ class Prover:
         raise Failure(f"the normal forms differ{where}", show_poly(diff)[:4000])
 
 
+def _statement_types(stmt: T.Term, types: dict) -> dict:
+    """The types of the statement's own equations (under ∧ and ∀), from the theorem's table.
+    Only those: the table is keyed by text, so after `unfold` or `rw` an equation that a
+    hypothesis also writes would take the hypothesis's type (`x = cut2 x` about `Vec 2`
+    there, about every `Vec m` in the unfolded body); the tactics carry these over
+    (:func:`_retype`) and an equation they bring in is untyped (the engine then says so)."""
+    out: dict = {}
+    todo = [stmt]
+    while todo:
+        t = todo.pop()
+        if isinstance(t, T.And):
+            todo += [t.lhs, t.rhs]
+        elif isinstance(t, T.Forall):
+            todo.append(t.body)
+        elif isinstance(t, T.Cmp) and t in types:
+            out[t] = types[t]
+    return out
+
+
 def _retype(old: T.Term, new: T.Term, types: dict, out: dict) -> None:
     """Carry the equation types of a statement over to its rewritten copy (same skeleton)."""
     if isinstance(old, T.Cmp) and isinstance(new, T.Cmp):
@@ -422,7 +441,7 @@ def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
         goal = tac.Goal(stmt, list(g.hyps), genv,
                         {n: ty.size for n, ty in g.binders if isinstance(ty, FinT)},
                         frozenset(n for n, ty in g.binders if isinstance(ty, NatT)))
-        cur_types: dict = dict(g.cmp_types)
+        cur_types: dict = _statement_types(stmt, g.cmp_types)
         tactics = list(g.proof.steps) if g.proof is not None else [T.ProofStep("norm")]
         need_norm = not tactics or tactics[-1].tactic == "norm"
         for step in tactics:
