@@ -309,6 +309,26 @@ def test_end_to_end_with_the_engine(tmp_path, monkeypatch, capsys) -> None:
     assert recs["inv_mul_R_bad"]["counterexample"]["assignment"]["sizes"]["R"] == 0
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_proof_stopped_by_a_refuted_lemma_names_it(tmp_path, monkeypatch, capsys,
+                                                      jobs) -> None:
+    """A chain of proofs that cite unproved theorems, across files, ends in the refuted one
+    (as a whole net with per-replica BatchNorm ends in its first refuted block)."""
+    (tmp_path / ".lemmaroot").write_text("")
+    (tmp_path / "a.lemma").write_text("theorem bad (x : ℝ) : x + 1 = x := by norm\n")
+    (tmp_path / "b.lemma").write_text("import a\ntheorem mid (x : ℝ) : x + 0 = x := by rw [bad]\n")
+    (tmp_path / "c.lemma").write_text("import b\ntheorem top (x : ℝ) : x * 1 = x := by rw [mid]\n")
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "check", "--format", "json", "--search-seconds", "1", "-j", jobs,
+                         ".")
+    assert code == 1, err
+    recs = {r["name"]: r for r in map(json.loads, out.splitlines())}
+    assert recs["bad"]["verdict"] == "refuted"
+    for name in ("mid", "top"):
+        assert recs[name]["verdict"] == "unknown"
+        assert recs[name]["reason"].endswith("it rests on `bad`, which is refuted (a.lemma:1)")
+
+
 def test_explain_and_axioms_refuse_to_guess_between_theorems_of_one_name(tmp_path, capsys,
                                                                           monkeypatch) -> None:
     """Files that do not import each other may share a theorem name; `explain`/`axioms` took

@@ -155,12 +155,18 @@ def test_per_replica_bn_is_refuted_at_the_first_site(negative_root, key):
     assert v.counterexample is not None
     # every block with per-replica BN is refuted as a whole too, and the net is not proved
     lf = ck.load(root / "negative" / f"{key}_perreplica.lemma")
+    stem = f"{NETS[key].blocks[0].template.name}Local_shard"
+    v = ck.verdict_of(lf.env.get(stem)) or ck.check_theorem(lf.env.get(stem), lf)
+    assert v.verdict == "refuted", (stem, v.reason)
     opts = ck.options
     ck.options = Options(search_seconds=0.0)
     try:
         for g in lf.own:
             if g.kind == "theorem" and (g.name.endswith("_local") or "LocalAct" in g.name):
-                assert ck.check_theorem(g, lf).verdict != "proved", g.name
+                v = ck.check_theorem(g, lf)
+                assert v.verdict != "proved", g.name
+                # and says where the chain of its citations ends: the refuted stem block
+                assert f"it rests on `{stem}`, which is refuted" in (v.reason or ""), g.name
     finally:
         ck.options = opts
 

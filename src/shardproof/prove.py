@@ -9,6 +9,7 @@ exact arithmetic before they are reported as ``refuted``.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -61,13 +62,16 @@ class Attempt:
     lemmas: list[str] = field(default_factory=list)
     steps: list[dict[str, Any]] = field(default_factory=list)
     ktrace: list[dict[str, Any]] = field(default_factory=list)   # what the kernel replays
+    cites: str | None = None          # the cited theorem that is not proved (the proof stopped)
 
 
 class Failure(Exception):
-    def __init__(self, reason: str, residual: str | None = None) -> None:
+    def __init__(self, reason: str, residual: str | None = None,
+                 cites: str | None = None) -> None:
         super().__init__(reason)
         self.reason = reason
         self.residual = residual
+        self.cites = cites
 
 
 def theorem_env(g: GlobalDecl, nz: Normaliser) -> dict[str, Any]:
@@ -476,7 +480,8 @@ def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
                                       "is not a rule that holds everywhere")
                     if proved is None or proved(nm.name) is None:
                         raise Failure(f"cannot cite `{nm.name}`: it is not proved (only proved "
-                                      "theorems declared earlier or imported can be cited)")
+                                      "theorems declared earlier or imported can be cited)",
+                                      cites=nm.name)
                     rule = tac.rule_of_theorem(lg)
                     lemmas.append(nm.name)
                 count = 0
@@ -512,7 +517,7 @@ def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
     except tac.TacticError as e:
         return Attempt(False, str(e), None, pr.ctx, lemmas, steps)
     except Failure as f:
-        return Attempt(False, f.reason, f.residual, pr.ctx, lemmas, steps)
+        return Attempt(False, f.reason, f.residual, pr.ctx, lemmas, steps, cites=f.cites)
     except EngineGap as e:
         return Attempt(False, f"outside what the engine decides: {e}", None, pr.ctx, lemmas,
                        steps)
@@ -587,11 +592,27 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: Checker, options: Options) -
         return Verdict(g.name, g.path, 0, "refuted", 0.0, counterexample=cex,
                        reason=str(cex.get("message") or "the statement fails here") +
                        " (checked in exact arithmetic)")
-    reason = "; ".join([at.reason or "not proved"] + notes)
+    reason = "; ".join([at.reason or "not proved"] + notes + _refuted_root(at.cites, genv,
+                                                                          checker))
     hint = _missing_side_conditions(g, at.residual)
     if hint:
         reason += f"; the residual keeps a size reciprocal: needs {hint}"
     return Verdict(g.name, g.path, 0, "unknown", 0.0, reason=reason, residual=at.residual)
+
+
+_ROOT = re.compile(r"it rests on `[^`]+`, which is refuted \([^()]*\)")
+
+
+def _refuted_root(cited: str | None, genv: GlobalEnv, checker: Checker) -> list[str]:
+    """Where a chain of proofs that cite unproved theorems ends in a refuted one, name it: a
+    whole net's statement with per-replica BatchNorm cites its prefix, which cites its own
+    prefix, …, down to the first block that is refuted (read from the cited verdict's reason,
+    so a cached verdict says the same)."""
+    v = checker.verdict_of(genv.get(cited)) if cited is not None else None
+    if v is not None and v.verdict == "refuted":
+        return [f"it rests on `{v.name}`, which is refuted ({v.file}:{v.line})"]
+    m = _ROOT.search(v.reason or "") if v is not None and v.verdict == "unknown" else None
+    return [m.group(0)] if m else []
 
 
 class KernelDecls:
