@@ -33,7 +33,7 @@ from shardproof.rewrite.tactics import replace_like
 ROOT = Path(__file__).resolve().parents[1]
 KERNEL = ROOT / "src" / "shardproof" / "kernel"
 LOC_BUDGET = 600          # the issue's budget (lines that are not blank, comments or docstrings)
-LOC_CEILING = 872         # what it is today: the budget is MISSED (docs/trust.md); lower only
+LOC_CEILING = 869         # what it is today: the budget is MISSED (docs/trust.md); lower only
 
 
 # --------------------------------------------------------------------------- the library
@@ -1013,3 +1013,57 @@ def test_a_power_of_sizes_is_a_real_as_the_type_checker_has_it(tmp_path: Path) -
     got = {rep: Checker(Options(search_seconds=1.0, replay=rep)).check_file(case)[0].verdict
            for rep in (True, False)}
     assert got == {True: "proved", False: "proved"}
+
+
+def test_twenty_fourth_review_traces_are_rejected() -> None:
+    """A map `fun` and a vector `fun` are equal terms (`Lam.vec` is outside equality): a memo of
+    instance types keyed by the term gave `y := fun (i : Fin 2) (j : Fin 3) => w j` as a MAP the
+    type `x`'s vector had, and the map then curried `X w 0` and `X w 1` into one term.  Also: a
+    step that is not a record, and a `Fin` without its size, are rejected (not a Python error)."""
+    text = HEAD + """
+def X (w : Vec 3) : Vec 6 := fun (i : Fin 2) (j : Fin 3) => w j
+theorem Rid2 (x y : Vec 6) : y = y := by norm
+theorem bad (w : Vec 3) : X w 0 = X w 1 := by norm
+"""
+    fin = lambda n: T.App(T.Var("Fin"), (_n(n),))
+    lam = lambda vec: T.Lam((T.Binder("i", fin(2)), T.Binder("j", fin(3))),
+                            T.App(T.Var("w"), (T.Var("j"),)), vec=vec)
+    for close in ("defeq", "norm"):
+        goal, _ = _goal(text, "bad")
+        with pytest.raises(Rejected, match="does not have its type"):
+            replay(goal, [{"rule": "unfold", "names": ["X"]},
+                          {"rule": "rw", "lemma": "Rid2", "paths": [[0, 0], [1, 0]],
+                           "inst": {"x": lam(True), "y": lam(False)}, "how": []},
+                          {"rule": close}])
+    goal, _ = _goal(text, "bad")
+    with pytest.raises(Rejected, match="unknown rule"):
+        replay(goal, [["rw"]])
+    goal, _ = _goal(text, "bad")
+    with pytest.raises(Rejected):
+        replay(goal, [{"rule": "unfold", "names": ["X"]},
+                      {"rule": "rw", "lemma": "Rid2", "paths": [[0, 0]],
+                       "inst": {"x": T.Lam((T.Binder("i", T.App(T.Var("Fin"), ())),),
+                                           T.App(T.Var("w"), (T.Var("i"),))),
+                                "y": lam(True)}, "how": []}, {"rule": "defeq"}])
+
+
+def test_an_unfolding_that_doubles_at_every_level_is_bounded() -> None:
+    """Twenty-fourth review: `def dk x := d(k-1) x + d(k-1) x` doubles the term at each level;
+    `unfold [d0, …, d18]` took 38 s in the kernel (and the engine minutes at 22 levels).  Both
+    now stop past a bound of nodes built, with a reason."""
+    from shardproof.prove import attempt
+    depth = 18
+    text = HEAD + "def d0 (x : ℝ) : ℝ := x\n" + "".join(
+        f"def d{k} (x : ℝ) : ℝ := d{k - 1} x + d{k - 1} x\n" for k in range(1, depth + 1)) + \
+        f"theorem t2 (y : ℝ) : d{depth} y = {2 ** depth} * y := by norm\n"
+    names = [f"d{k}" for k in range(depth + 1)]
+    goal, g = _goal(text, "t2")
+    with pytest.raises(Rejected, match="grows past"):
+        replay(goal, [{"rule": "unfold", "names": names}, {"rule": "defeq"}])
+    from shardproof.library import Library
+    lib = Library(ROOT / "lemmas")
+    lf = lib.load(lib.root / "_kernel_case.lemma",
+                  text=text.replace(":= by norm", f":= by unfold [{', '.join(names)}]; norm"))
+    g = next(d for d in lf.own if d.name == "t2")
+    at = attempt(g, lf.env)
+    assert not at.proved and "grows past" in at.reason

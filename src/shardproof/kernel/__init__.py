@@ -71,7 +71,6 @@ class Goal:
     decls: Any                                    # name -> KDecl | None, by ``.get``
     accepted: frozenset[str]                      # theorems this kernel has accepted
     types: dict[str, T.Term] = field(default_factory=dict)   # the theorem's binders' types
-    typed: dict = field(default_factory=dict)     # type_of's memo: (term, binders above) -> type
 
 
 def _holds(test, *args: Any) -> bool:
@@ -164,18 +163,22 @@ def unfold_head(t: T.Term, decls: dict[str, KDecl], bound: Any = frozenset()) ->
     return beta(T.App(body, tuple(rest))) if rest else body
 
 
-def unfold_all(t: T.Term, names: set[str], decls: dict[str, KDecl],
-               bound: frozenset[str] = frozenset()) -> T.Term:
-    """δ for every application of the named definitions (outermost first), then β."""
+def unfold_all(t: T.Term, names: set[str], decls: dict[str, KDecl], bound: frozenset[str],
+               fuel: list[int]) -> T.Term:
+    """δ for every application of the named definitions (outermost first), then β; at most
+    ``fuel`` nodes built (nested definitions can double the term at every level)."""
+    fuel[0] -= 1
+    if fuel[0] < 0:
+        raise Rejected("the unfolding grows past its bound of nodes")
     head = t.fn if isinstance(t, T.App) else t
     if isinstance(head, T.Var) and head.name in names:
         u = unfold_head(t, decls, bound)
         if u is not None:
-            return unfold_all(beta(u), names, decls, bound)
+            return unfold_all(beta(u), names, decls, bound, fuel)
     if isinstance(t, BINDING):                    # a binder of that name is not the definition
         names = names - {b.name for b in t.binders}
         bound = bound | {b.name for b in t.binders}
-    return _map(t, lambda c: unfold_all(c, names, decls, bound))
+    return _map(t, lambda c: unfold_all(c, names, decls, bound, fuel))
 
 
 def _is_size(t: T.Term) -> bool:
@@ -266,14 +269,8 @@ NAT, REAL = T.Var("Nat"), T.Var("ℝ")
 def type_of(t: T.Term, goal: Goal, local: dict[str, Any]) -> T.Term | None:
     """The type of an instance term, every part of it checked (None: ill-typed, or beyond this
     small inference: the kernel refuses the instance).  ``local``: binders above, with types.
-    Remembered per goal (its globals, hypotheses and ranges do not change during a replay)."""
-    key = (t, frozenset(local.items()))
-    if key not in goal.typed:
-        goal.typed[key] = _type_of(t, goal, local)
-    return goal.typed[key]
-
-
-def _type_of(t: T.Term, goal: Goal, local: dict[str, Any]) -> T.Term | None:
+    (Not remembered: a vector `fun` and a map `fun` are equal terms, `Lam.vec` is outside
+    equality, and a memo keyed by the term gave the map the vector's type.)"""
     if isinstance(t, T.Num):
         return NAT if t.value.denominator == 1 and t.value >= 0 else REAL
     if isinstance(t, T.Var):
@@ -623,9 +620,9 @@ def replay(goal: Goal, trace: list[dict[str, Any]], oracles: frozenset[str] = fr
     """
     used: set[str] = set()
     closed = False
-    goal.decls, goal.typed = _Scoped(goal.decls, set(goal.types) | set(goal.hyps)), {}
+    goal.decls = _Scoped(goal.decls, set(goal.types) | set(goal.hyps))
     for k, step in enumerate(trace):
-        rule = step.get("rule")
+        rule = step.get("rule") if isinstance(step, dict) else None
         try:
             if closed:
                 raise Rejected("a step after the goal was closed")
@@ -634,7 +631,7 @@ def replay(goal: Goal, trace: list[dict[str, Any]], oracles: frozenset[str] = fr
                 bad = [n for n in names if getattr(goal.decls.get(n), "kind", None) != "def"]
                 if bad:
                     raise Rejected(f"`{bad[0]}` is not a definition")
-                goal.stmt = unfold_all(goal.stmt, names, goal.decls)
+                goal.stmt = unfold_all(goal.stmt, names, goal.decls, frozenset(), [200_000])
                 used |= {f"def:{n}" for n in names} | {"kernel:delta", "kernel:beta"}
             elif rule == "rw":
                 goal.stmt = rewrite(goal, step)
@@ -662,7 +659,7 @@ def replay(goal: Goal, trace: list[dict[str, Any]], oracles: frozenset[str] = fr
             closed = rule in ("defeq", "norm", "oracle")
         except Rejected as e:
             raise Rejected(f"step {k + 1} ({rule}): {e}") from None
-        except (KeyError, TypeError, AttributeError) as e:   # (a malformed step or term)
+        except (KeyError, TypeError, AttributeError, IndexError) as e:   # (malformed)
             raise Rejected(f"step {k + 1} ({rule}): malformed step ({e!r})") from None
         except ArithmeticError as e:              # an oracle's bound (ring.TooLarge)
             raise Rejected(f"step {k + 1} ({rule}): {e}") from None

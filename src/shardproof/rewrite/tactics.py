@@ -613,25 +613,36 @@ def close_by_defeq(goal: Goal, fuel: int = 20000) -> bool:
     return out
 
 
-def unfold_defs(t: T.Term, names: set[str], genv: GlobalEnv) -> T.Term:
+UNFOLD_NODES = 200_000      # nodes an `unfold` may build (the library's largest: 1,533)
+
+
+def unfold_defs(t: T.Term, names: set[str], genv: GlobalEnv,
+                fuel: list[int] | None = None) -> T.Term:
     """δ-unfold every application of the named definitions (then β); not where a global of
-    the body would land under a binder of its name (`∀ (g : ℝ), D = g` with `def D := g`)."""
+    the body would land under a binder of its name (`∀ (g : ℝ), D = g` with `def D := g`).
+    Bounded: definitions that each use the previous one twice double the term at every level
+    (22 levels took minutes), so past UNFOLD_NODES nodes it stops with a reason."""
+    fuel = [UNFOLD_NODES] if fuel is None else fuel
+    fuel[0] -= 1
+    if fuel[0] < 0:
+        raise TacticError(f"unfold: the statement grows past {UNFOLD_NODES:,} nodes; unfold "
+                          "fewer definitions at once, or prove a lemma for each and cite it")
     if isinstance(t, T.App) or isinstance(t, T.Var):
         head = t.fn if isinstance(t, T.App) else t
         if isinstance(head, T.Var) and head.name in names:
             u = unfold_head(t, genv)
             if u is not None:
-                return unfold_defs(beta(u), names, genv)
+                return unfold_defs(beta(u), names, genv, fuel)
         if isinstance(t, T.App):
-            return T.App(unfold_defs(t.fn, names, genv),
-                         tuple(unfold_defs(a, names, genv) for a in t.args), span=t.span)
+            return T.App(unfold_defs(t.fn, names, genv, fuel),
+                         tuple(unfold_defs(a, names, genv, fuel) for a in t.args), span=t.span)
         return t
     if isinstance(t, (T.Lam, T.Sum, T.Forall)):   # a binder of the name is not the def, and
         new = {b.name for b in t.binders}         # one named like a def's global keeps it folded
         inner = {n for n in names - new if not _globals_of(genv.get(n)) & new}
-        return T.rebind(t, t.binders, unfold_defs(t.body, inner, genv))
+        return T.rebind(t, t.binders, unfold_defs(t.body, inner, genv, fuel))
     def go(u: T.Term) -> T.Term:
-        return unfold_defs(u, names, genv)
+        return unfold_defs(u, names, genv, fuel)
     if isinstance(t, T.BinOp):
         return T.BinOp(t.op, go(t.lhs), go(t.rhs), span=t.span)
     if isinstance(t, T.Neg):
