@@ -7,10 +7,10 @@ verdicts) and checks them:
 
 (a) **wrong factor** — each equation `lhs = rhs` of the statement (also under `∀` and inside
     `∧`, one equation at a time) becomes `lhs = 2 • rhs` for a vector equation, `lhs = 2 * rhs`
-    for a real or size one (the type is the elaborator's, `GlobalDecl.cmp_types`). A statement
-    that is a `Prop`-valued definition applied to arguments (`ConvWSync R N …`) is UNFOLDED with
-    the library's own elaborated definition (`def` body, parameters substituted; the equation
-    types are carried over from the definition's `cmp_types`), so its equations get variants
+    for a real or size one (the type is the elaborator's, `GlobalDecl.prop_types`, by position).
+    A statement that is a `Prop`-valued definition applied to arguments (`ConvWSync R N …`) is
+    UNFOLDED with the library's own elaborated definition (`def` body, parameters substituted;
+    the equation types are carried over from the definition's `prop_types`), so its equations get variants
     too; none is skipped for being a definition. Since the original is proved, the variant holds
     exactly where `rhs = 0`: the test first asks the engine for `rhs = 0 • rhs` (`rhs = 0` for a
     real); when that is proved — and the search finds no counterexample to it — the variant is
@@ -115,17 +115,6 @@ def _is_value_ne(g) -> bool:
 
 # ============================================================================ term surgery
 
-def _retype(old: T.Term, new: T.Term, types: dict, out: dict) -> None:
-    """Carry equation types from ``old`` to ``new`` (same skeleton, e.g. after a substitution)."""
-    if isinstance(old, T.Cmp) and isinstance(new, T.Cmp) and old in types:
-        out[new] = types[old]
-    if type(old) is type(new):
-        a, b = old.children(), new.children()
-        if len(a) == len(b):
-            for x, y in zip(a, b):
-                _retype(x, y, types, out)
-
-
 def _bound_names(t: T.Term) -> set[str]:
     out: set[str] = set()
     todo = [t]
@@ -141,14 +130,21 @@ class Skip(Exception):
     """A statement (or part) this module cannot make a variant of, with the reason."""
 
 
-def unfold_props(t: T.Term, env, types: dict, depth: int = 0) -> T.Term:
+def unfold_props(t: T.Term, env, types: dict, out: dict, path=(), rel=(), depth: int = 0
+                 ) -> T.Term:
     """Unfold `Prop`-valued definitions in the propositional skeleton (`∧`, `∀`, applications)
-    with the library's elaborated definitions; ``types`` receives the unfolded equations' types."""
+    with the library's elaborated definitions.  ``types``: the equation types of the term being
+    unfolded by position (`∧` 0 / 1, `∀` 0) relative to it (``rel``); ``out`` receives them by
+    position in the result (``path``), an unfolded body's from its definition."""
     if isinstance(t, T.And):
-        return T.And(unfold_props(t.lhs, env, types, depth), unfold_props(t.rhs, env, types, depth),
+        return T.And(unfold_props(t.lhs, env, types, out, path + (0,), rel + (0,), depth),
+                     unfold_props(t.rhs, env, types, out, path + (1,), rel + (1,), depth),
                      span=t.span)
     if isinstance(t, T.Forall):
-        return T.rebind(t, t.binders, unfold_props(t.body, env, types, depth))
+        return T.rebind(t, t.binders,
+                        unfold_props(t.body, env, types, out, path + (0,), rel + (0,), depth))
+    if isinstance(t, T.Cmp) and rel in types:
+        out[path] = types[rel]
     if isinstance(t, T.App) and isinstance(t.fn, T.Var):
         d = env.get(t.fn.name)
         if d is not None and d.kind == "def" and isinstance(d.ret_ty, PropT):
@@ -162,8 +158,7 @@ def unfold_props(t: T.Term, env, types: dict, depth: int = 0) -> T.Term:
             if clash:  # subst_term does not rename binders: refuse rather than capture
                 raise Skip(f"unfolding `{t.fn.name}` would capture {sorted(clash)}")
             body = subst_term(d.body, {p.name: a for p, a in zip(params, t.args)})
-            _retype(d.body, body, d.cmp_types, types)
-            return unfold_props(body, env, types, depth + 1)
+            return unfold_props(body, env, d.prop_types, out, path, (), depth + 1)
     return t
 
 
@@ -190,9 +185,16 @@ def replace_at(t: T.Term, path, new: T.Term) -> T.Term:
     return T.rebind(t, t.binders, replace_at(t.body, rest, new))
 
 
+def _position(path) -> tuple[int, ...]:
+    """A path of :func:`equations` as a position of `GlobalDecl.prop_types`."""
+    return tuple({"lhs": 0, "rhs": 1, "body": 0}[p] for p in path)
+
+
 def variant_decl(g, stmt: T.Term, types: dict, tag: str, hyps=None):
+    """``g`` with statement ``stmt``, its equations typed by position (``types``): a variant
+    replaces one equation by another of the same type, at the same position."""
     return dataclasses.replace(g, name=f"{g.name}~{tag}", stmt=stmt,
-                               cmp_types=types, hyps=g.hyps if hyps is None else hyps)
+                               prop_types=types, hyps=g.hyps if hyps is None else hyps)
 
 
 def _scaled(rhs: T.Term, ty, k: T.Num) -> T.Term:
@@ -259,8 +261,8 @@ class Variant:
 # ============================================================================ (a) wrong factor
 
 def _expanded(g, env):
-    types = dict(g.cmp_types)
-    stmt = unfold_props(g.stmt, env, types)
+    types: dict = {}
+    stmt = unfold_props(g.stmt, env, g.prop_types, types)
     return stmt, types
 
 
@@ -271,16 +273,14 @@ def factor_variants(g, env):
     stmt, types = _expanded(g, env)
     out, skipped = [], []
     for k, (path, eq, _) in enumerate(equations(stmt)):
-        ty = types.get(eq)
+        ty = types.get(_position(path))
         if not isinstance(ty, (VecT, RealT, NatT)):
             skipped.append(f"equation {k} has type {ty}: no scalar multiple")
             continue
         new = T.Cmp("=", eq.lhs, _scaled(eq.rhs, ty, TWO))
         zero = T.Cmp("=", eq.rhs, T.BinOp("•", ZERO, eq.rhs) if isinstance(ty, VecT) else ZERO)
-        ntypes = {**types, new: ty}
-        ztypes = {**types, zero: ty}
-        vd = variant_decl(g, replace_at(stmt, path, new), ntypes, f"factor{k}")
-        zd = variant_decl(g, replace_at(stmt, path, zero), ztypes, f"rhs{k}=0")
+        vd = variant_decl(g, replace_at(stmt, path, new), types, f"factor{k}")
+        zd = variant_decl(g, replace_at(stmt, path, zero), types, f"rhs{k}=0")
         out.append(Variant(vd, env, f"equation {k}: lhs = 2·rhs", {"zero": zd}))
     if not out and not skipped:
         skipped.append("no equation in the statement (a size fact)")
@@ -312,7 +312,7 @@ def hyp_variants(g, env):
         if m is None:
             continue
         hyps = g.hyps[:i] + g.hyps[i + 1:]
-        vd = variant_decl(g, g.stmt, g.cmp_types, f"without_{hname}", hyps=hyps)
+        vd = variant_decl(g, g.stmt, g.prop_types, f"without_{hname}", hyps=hyps)
         out.append(Variant(vd, env, f"without ({hname} : {pretty(h)})", {"m": m, "h": h}))
     return out, []
 
@@ -355,11 +355,10 @@ def index_variants(g, env):
                 s_old = getattr(eq, side)
                 s_new = subst_term(s_old, {name: ZERO})
                 new = T.Cmp("=", s_new, eq.rhs) if side == "lhs" else T.Cmp("=", eq.lhs, s_new)
-                ty = types.get(eq)
                 indep = T.Cmp("=", s_old, s_new)
-                vd = variant_decl(g, replace_at(stmt, path, new), {**types, new: ty},
+                vd = variant_decl(g, replace_at(stmt, path, new), types,
                                   f"{name}:=0@{side}{k}")
-                idd = variant_decl(g, replace_at(stmt, path, indep), {**types, indep: ty},
+                idd = variant_decl(g, replace_at(stmt, path, indep), types,
                                    f"{side}{k}_indep_{name}")
                 out.append(Variant(vd, env, f"`{name} : Fin {pretty(size)}` := 0 in the {side} "
                                    f"of equation {k}", {"indep": idd, "replica": is_rep}))

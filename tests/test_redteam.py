@@ -216,6 +216,15 @@ theorem k_e (m : Nat) (hm : m = 2) (h : ∀ (x : Vec 2), x = cut2 (n := m) x) : 
 theorem k_d (m : Nat) (hm : m = 2)
     (h : ∀ (x : Vec 2), (if x = cut2 (n := m) x then 1 else 1) = 1) : P := by unfold [P]; norm
 """,
+    # The same through the statement's own equation: after `unfold [P2]` the body's
+    # `x = cut2 x` (every `Vec m`) took the type of the first conjunct's `x = cut2 x` (`Vec 2`).
+    # Equations are now typed by position, never by text.
+    "unfolded_equation_typed_by_a_sibling": """
+def cut2 {n : Nat} (x : Vec n) : Vec n := fun (i : Fin n) => if i < 2 then x i else 0
+def P2 : Prop := ∀ (m : Nat) (x : Vec m), x = cut2 (n := m) x
+theorem s6 (m : Nat) (hm : m = 2) : (∀ (x : Vec 2), x = cut2 (n := m) x) ∧ P2 := by
+  unfold [P2]; norm
+""",
     "cmp_type_shared": """
 theorem c1 (h : (fun (n : ℝ) => if n ≠ 0 then 1 else 1) 5 = 1) (n : Nat) : n ≠ 0 := by norm
 """,
@@ -239,7 +248,7 @@ theorem mp_tie_true (y : ℝ) : (maxPool3s2 1 1 1 (fun (i : Fin 4) => if i < 2 t
     exp y * (1 + sqrt 2) ^ 3 else exp y * (7 + 5 * sqrt 2)) 0 - exp y * (1 + sqrt 2) ^ 3) *
     100000000000000000000 = 0 := by norm
 """
-FALSE = {"k_e", "k_d", "rg1", "rg2", "rg4", "tie_t1", "tie_t3c", "tie_t3b", "st_bad", "st_bad_all", "cap_b4", "cap_b1", "cap_c1", "cap_c10", "cap_s1", "bad_idx", "bad_sum", "c1", "fake_ne", "fake_ne_closed", "fake_ne_le", "fake_ne_pow", "fake_ne_implicit",
+FALSE = {"s6", "k_e", "k_d", "rg1", "rg2", "rg4", "tie_t1", "tie_t3c", "tie_t3b", "st_bad", "st_bad_all", "cap_b4", "cap_b1", "cap_c1", "cap_c10", "cap_s1", "bad_idx", "bad_sum", "c1", "fake_ne", "fake_ne_closed", "fake_ne_le", "fake_ne_pow", "fake_ne_implicit",
          "inv_mul_zero", "bad_capture", "bad_capture2", "bad_sizes", "bad_member", "every_real_is_zero", "fake_ne_exp", "fake_ne_search", "fake_ne_big", "bad_ite", "fin_oob", "fin_zero", "vec_long", "late_bind", "late_bind2", "bad8", "bad2", "anything", "vac_real", "vac_norm", "pow_ne", "pos_ne", "size_ne", "tiny_sign",
          "tiny_div", "sq_ne", "zero_eq_one", "bad_ne", "clash", "one_eq_zero", "nat_clash", "vec_clash",
          "fin_clash"}

@@ -81,7 +81,7 @@ def normal_form(expr: str, **binders: str) -> Any:
     from .prove import theorem_env
     tenv = theorem_env(g, pr.nz)
     stmt = g.stmt
-    ty = g.cmp_types.get(stmt)
+    ty = g.prop_types.get(())
     from .types import VecT
     if isinstance(ty, VecT):
         v = pr.nz.tensor(stmt.lhs, tenv)  # type: ignore[union-attr]

@@ -258,7 +258,9 @@ def elaborate_decl(d: T.Decl, env: GlobalEnv, el: Elaborator, path: str) -> Glob
         return GlobalDecl(d.name, "def", tuple(params), d.ret if not isinstance(ret_ty, PropT)
                           else None, body=body, doc=d.doc, span=d.span, path=path, decl=d,
                           ret_ty=ret_ty, size_subst=ctx.subst,
-                          cmp_types=dict(el.cmp_types))
+                          cmp_types=dict(el.cmp_types),
+                          prop_types=el.positional_types(body) if isinstance(ret_ty, PropT)
+                          else {})
     if isinstance(d, T.Opaque):
         ret_ty = el.type_of_term(d.ret, ctx)
         if not isinstance(ret_ty, (RealT, VecT)):   # (an op is read as a real or entries)
@@ -279,7 +281,7 @@ def elaborate_decl(d: T.Decl, env: GlobalEnv, el: Elaborator, path: str) -> Glob
         _check_proof_names(d, {h for h, _ in hyps}, env)
         _check_no_nested_ne(stmt, el.cmp_types, env)
         negative = isinstance(stmt, T.Cmp) and stmt.op == "≠" and \
-            not isinstance(el.cmp_types.get(stmt), NatT)
+            not isinstance(el.positional_types(stmt).get(()), NatT)
         for step in d.proof.steps if d.proof is not None and not negative else ():
             if step.tactic == "witness":                  # it was silently ignored
                 raise TypeError_("`witness` proves a `≠` between reals or vectors (they differ "
@@ -287,7 +289,7 @@ def elaborate_decl(d: T.Decl, env: GlobalEnv, el: Elaborator, path: str) -> Glob
         return GlobalDecl(d.name, "theorem", tuple(params), None, stmt=stmt,
                           binders=tuple(binders), hyps=tuple(hyps), doc=d.doc, span=d.span,
                           path=path, decl=d, proof=d.proof, size_subst=ctx.subst,
-                          cmp_types=dict(el.cmp_types))
+                          cmp_types=dict(el.cmp_types), prop_types=el.positional_types(stmt))
     raise AssertionError(d)  # pragma: no cover
 
 

@@ -241,16 +241,19 @@ class Prover:
         self.genv = genv
         self.counter = 0
 
-    def run(self, stmt: T.Term | None = None, cmp_types: dict | None = None) -> Attempt:
+    def run(self, stmt: T.Term | None = None, types: dict | None = None) -> Attempt:
+        """Prove ``stmt`` (the theorem's statement), its equations typed by position
+        (``types``, as :attr:`GlobalDecl.prop_types`)."""
         env = theorem_env(self.g, self.nz)
         self.prop(stmt if stmt is not None else self.g.stmt,  # type: ignore[arg-type]
-                  env, cmp_types if cmp_types is not None else self.g.cmp_types)
+                  env, types if types is not None else self.g.prop_types)
         return Attempt(True, ctx=self.ctx)
 
-    def prop(self, t: T.Term, env: dict[str, Any], cmp_types: dict) -> None:
+    def prop(self, t: T.Term, env: dict[str, Any], types: dict,
+             path: tuple[int, ...] = ()) -> None:
         if isinstance(t, T.And):
-            self.prop(t.lhs, env, cmp_types)
-            self.prop(t.rhs, env, cmp_types)
+            self.prop(t.lhs, env, types, path + (0,))
+            self.prop(t.rhs, env, types, path + (1,))
             return
         if isinstance(t, T.Forall):
             env2 = dict(env)
@@ -273,7 +276,7 @@ class Prover:
                                         self.nz.nat(b.ty.args[0], env2))  # type: ignore
                 else:
                     raise EngineGap(f"∀ over a function `{b.name}`")
-            self.prop(t.body, env2, cmp_types)
+            self.prop(t.body, env2, types, path + (0,))
             return
         if isinstance(t, T.App) and isinstance(t.fn, T.Var) and \
                 self.genv.get(t.fn.name) is not None:
@@ -281,11 +284,11 @@ class Prover:
             v = self.nz.apply_global_value(t.fn.name, list(t.args), env, "prop")
             if isinstance(v, _PropVal):
                 self.ctx.use("unfold", None)
-                self.prop(v.body, v.env, g.cmp_types if g else {})
+                self.prop(v.body, v.env, g.prop_types if g else {})
                 return
             raise EngineGap(f"`{t.fn.name}` is not a statement")
         if isinstance(t, T.Cmp):
-            ty = cmp_types.get(t)
+            ty = types.get(path)
             if isinstance(ty, NatT) and t.op in ("≠", "<", "≤", ">", "≥"):
                 self.size_fact(t, env)
                 return
@@ -394,35 +397,20 @@ class Prover:
         raise Failure(f"the normal forms differ{where}", show_poly(diff)[:4000])
 
 
-def _statement_types(stmt: T.Term, types: dict) -> dict:
-    """The types of the statement's own equations (under ∧ and ∀), from the theorem's table.
-    Only those: the table is keyed by text, so after `unfold` or `rw` an equation that a
-    hypothesis also writes would take the hypothesis's type (`x = cut2 x` about `Vec 2`
-    there, about every `Vec m` in the unfolded body); the tactics carry these over
-    (:func:`_retype`) and an equation they bring in is untyped (the engine then says so)."""
-    out: dict = {}
-    todo = [stmt]
-    while todo:
-        t = todo.pop()
-        if isinstance(t, T.And):
-            todo += [t.lhs, t.rhs]
-        elif isinstance(t, T.Forall):
-            todo.append(t.body)
-        elif isinstance(t, T.Cmp) and t in types:
-            out[t] = types[t]
-    return out
-
-
-def _retype(old: T.Term, new: T.Term, types: dict, out: dict) -> None:
-    """Carry the equation types of a statement over to its rewritten copy (same skeleton)."""
+def _retype(old: T.Term, new: T.Term, types: dict, out: dict,
+            path: tuple[int, ...] = ()) -> None:
+    """Carry the equation types of a statement over to its rewritten copy, position by
+    position, where the skeleton (`∧`, `∀`, an equation) is unchanged.  An equation a tactic
+    brings in (`unfold [P]` puts P's body where `P` was) is untyped: the engine then says so
+    (its text may be one a hypothesis or another scope types differently)."""
     if isinstance(old, T.Cmp) and isinstance(new, T.Cmp):
-        if old in types:
-            out[new] = types[old]
+        if path in types:
+            out[path] = types[path]
     elif isinstance(old, T.And) and isinstance(new, T.And):
-        _retype(old.lhs, new.lhs, types, out)
-        _retype(old.rhs, new.rhs, types, out)
+        _retype(old.lhs, new.lhs, types, out, path + (0,))
+        _retype(old.rhs, new.rhs, types, out, path + (1,))
     elif isinstance(old, T.Forall) and isinstance(new, T.Forall):
-        _retype(old.body, new.body, types, out)
+        _retype(old.body, new.body, types, out, path + (0,))
 
 
 def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
@@ -445,7 +433,7 @@ def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
         goal = tac.Goal(stmt, list(g.hyps), genv,
                         {n: ty.size for n, ty in g.binders if isinstance(ty, FinT)},
                         frozenset(n for n, ty in g.binders if isinstance(ty, NatT)))
-        cur_types: dict = _statement_types(stmt, g.cmp_types)
+        cur_types: dict = dict(g.prop_types)        # the equations' types, by position
         tactics = list(g.proof.steps) if g.proof is not None else [T.ProofStep("norm")]
         need_norm = not tactics or tactics[-1].tactic == "norm"
         for step in tactics:
@@ -462,7 +450,7 @@ def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
                 goal.stmt = tac.unfold_defs(goal.stmt, names, genv)
                 moved: dict = {}
                 _retype(before, goal.stmt, cur_types, moved)
-                cur_types.update(moved)
+                cur_types = moved
                 steps.append({"rule": "unfold", "at": "", "detail": ", ".join(sorted(names))})
                 ktrace.append({"rule": "unfold", "names": sorted(names)})
                 continue
@@ -497,7 +485,7 @@ def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
                         break
                     moved = {}
                     _retype(before, goal.stmt, cur_types, moved)
-                    cur_types.update(moved)
+                    cur_types = moved
                     ktrace.append({"rule": "rw", "lemma": rec["lemma"], "paths": rec.pop("paths"),
                                    "inst": rec.pop("inst"), "how": rec.pop("how")})
                     steps.append(rec)

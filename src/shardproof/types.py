@@ -112,6 +112,10 @@ class GlobalDecl:
     proof: T.Proof | None = None
     size_subst: tuple[tuple[str, T.Term], ...] = ()
     cmp_types: dict = field(default_factory=dict)
+    # The type of each equation of a theorem's statement or a `Prop` definition's body, by its
+    # position under `∧` (0, 1) and `∀` (0): what the engine compares them as (not by text, which
+    # two scopes may share with different types; see `Elaborator.positional_types`).
+    prop_types: dict = field(default_factory=dict)
 
 
 class GlobalEnv:
@@ -253,6 +257,7 @@ class Elaborator:
 
     def __init__(self) -> None:
         self.cmp_types: dict[T.Cmp, Ty] = {}
+        self._cmp_made: dict[int, tuple[T.Cmp, Ty]] = {}    # id(comparison made) -> it, type
         self._cmp_memo: dict[tuple[int, int], tuple[T.Cmp, Ctx, tuple[T.Term, Ty]]] = {}
 
     # ---- types written by the user
@@ -414,15 +419,37 @@ class Elaborator:
         return out
 
     def _record_cmp(self, out: T.Cmp, ty: Ty) -> None:
-        """Remember the type of a comparison's sides for the engine.  Terms compare by
-        structure, so one comparison's text in two scopes that type it differently is one key,
-        and the one elaborated last wins: the statement's own comparison is always its own (it
-        is elaborated after the hypotheses, and no comparison contains a copy of itself).
-        (Recording such a key as unknown made a statement `n ≠ 0` about a size, whose text a
-        hypothesis also used about a real, read as a `≠` between reals: a witness "proved" it
-        with `--no-replay`.  A comparison inside an `if` may still be typed from a sibling
-        scope; the engine then misreads it at worst, and the kernel types it itself.)"""
+        """Remember the type of a comparison's sides: by the comparison made (for
+        :meth:`positional_types`, what the engine compares equations as) and by text
+        (``cmp_types``: whether a statement or a `≠` inside one is about sizes).  Terms compare
+        by structure, so one comparison's text in two scopes that type it differently is one
+        text key, and the one elaborated last wins: the statement's own comparison is always
+        its own (it is elaborated after the hypotheses, and no comparison contains a copy of
+        itself).  (Recording such a key as unknown made a statement `n ≠ 0` about a size, whose
+        text a hypothesis also used about a real, read as a `≠` between reals: a witness
+        "proved" it with `--no-replay`.  The engine once typed the equations of an unfolded
+        definition body by text, and took a hypothesis's `Vec 2` for the body's `Vec m`: it
+        now types equations by position.)"""
         self.cmp_types[out] = ty
+        self._cmp_made[id(out)] = (out, ty)          # (the object kept: its id stays its own)
+
+    def positional_types(self, stmt: T.Term) -> dict[tuple[int, ...], Ty]:
+        """The types of the comparisons this elaborator made that sit at the top of the
+        elaborated statement ``stmt`` (under `∧` and `∀`), by position.  Each is the type of
+        that very comparison: text is shared by scopes (`x = cut2 x` about `Vec 2` in one,
+        about `Vec m` in a definition's body that `unfold` brings in), positions are not."""
+        out: dict[tuple[int, ...], Ty] = {}
+        todo: list[tuple[T.Term, tuple[int, ...]]] = [(stmt, ())]
+        while todo:
+            t, path = todo.pop()
+            if isinstance(t, T.And):
+                todo += [(t.lhs, path + (0,)), (t.rhs, path + (1,))]
+            elif isinstance(t, T.Forall):
+                todo.append((t.body, path + (0,)))
+            elif isinstance(t, T.Cmp) and id(t) in self._cmp_made and \
+                    self._cmp_made[id(t)][0] is t:
+                out[path] = self._cmp_made[id(t)][1]
+        return out
 
     def _e_Cmp_once(self, t: T.Cmp, ctx: Ctx):
         a, aty = self.elab(t.lhs, ctx, None)
@@ -763,7 +790,7 @@ def is_negative_statement(g: GlobalDecl) -> bool:
     (`≠` between sizes is an ordinary statement for all sizes, refuted by a counterexample.)
     """
     return isinstance(g.stmt, T.Cmp) and g.stmt.op == "≠" and \
-        not isinstance(g.cmp_types.get(g.stmt), NatT)
+        not isinstance(g.prop_types.get(()), NatT)
 
 
 def _family_like(t: Ty) -> bool:

@@ -534,10 +534,10 @@ def statement_normal_forms(g: Any, genv: Any, fuel: int = 200_000) -> tuple[list
         out.append(SideNF(t.lhs, t.rhs, ty, a, b, indices, replica=ri, output=fi,
                           fixed=dict(fixed)))
 
-    def walk(t: Any, env_: dict, bound: list[FreeIndex]) -> None:
+    def walk(t: Any, env_: dict, bound: list[FreeIndex], path: tuple[int, ...] = ()) -> None:
         if isinstance(t, T.And):
-            walk(t.lhs, env_, bound)
-            walk(t.rhs, env_, bound)
+            walk(t.lhs, env_, bound, path + (0,))
+            walk(t.rhs, env_, bound, path + (1,))
             return
         if isinstance(t, T.Forall):
             env2 = dict(env_)
@@ -549,10 +549,10 @@ def statement_normal_forms(g: Any, genv: Any, fuel: int = 200_000) -> tuple[list
                 p, fi = mk_index(f"{b.name}@{pr.counter}", b.ty.args[0], env2, b.name)
                 env2[b.name] = p
                 b2.append(fi)
-            walk(t.body, env2, b2)
+            walk(t.body, env2, b2, path + (0,))
             return
         if isinstance(t, T.Cmp) and t.op == "=":
-            ty = g.cmp_types.get(t)
+            ty = g.prop_types.get(path)
             if isinstance(ty, RealT) or ty is None:
                 out.append(SideNF(t.lhs, t.rhs, ty, nz.real(t.lhs, env_), nz.real(t.rhs, env_),
                                   list(bound)))
