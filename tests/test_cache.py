@@ -118,6 +118,7 @@ def test_a_corrupt_cache_file_is_ignored_and_rewritten(tmp_path, capsys):
         {"format": 2, "verdicts": {key: {**good, "trace": ["not a step"]}}},
         {"format": 2, "verdicts": {key: {**good, "seconds": float("-inf")}}},   # crashed
         {"format": 2, "verdicts": {key: {**good, "seconds": float("nan")}}},
+        {"format": 2, "verdicts": {key: {**good, "seconds": 10 ** 400}}},   # crashed the output
     ]
     for data in corrupt:
         (cache / "verdicts.json").write_text(json.dumps(data))
@@ -126,6 +127,9 @@ def test_a_corrupt_cache_file_is_ignored_and_rewritten(tmp_path, capsys):
         assert out == expected and err == "", data
         saved = json.loads((cache / "verdicts.json").read_text())["verdicts"][key]
         assert {**saved, "seconds": 0} == {**good, "seconds": 0}, data    # rewritten
+    (cache / "verdicts.json").write_text("[" * 100_000 + "]" * 100_000)   # too deep for json
+    assert _check(root, "--cache-dir", str(cache)) == 0
+    assert capsys.readouterr() == (expected, "")
 
 
 def test_a_cache_or_report_directory_that_is_a_file_is_an_input_error(tmp_path, capsys):
@@ -181,3 +185,31 @@ def test_a_cached_counterexample_prints_as_a_fresh_one(tmp_path, capsys):
                          str(tmp_path / "c"), str(tmp_path / "r.lemma")]) == 1
         outs.append(capsys.readouterr().out)
     assert outs[0] == outs[1] == outs[2] and "refuted" in outs[0]
+
+
+def test_a_cached_counterexample_of_another_shape_is_a_miss(tmp_path, capsys):
+    """Twenty-third review: a hand-edited counterexample (a message that is a list, a size that
+    is text) crashed `report` and `check`; it is a miss, re-checked and rewritten."""
+    import json
+    (tmp_path / ".lemmaroot").write_text("")
+    (tmp_path / "r.lemma").write_text(
+        "theorem bad (R : Nat) (x : ℝ) (g : Vec R) (r : Fin R) : g r + x = g r := by norm\n")
+    args = ["check", "--no-times", "--no-color", "--cache-dir", str(tmp_path / "c"),
+            str(tmp_path / "r.lemma")]
+    assert cli.main(args) == 1
+    expected = capsys.readouterr().out
+    data = json.loads((tmp_path / "c" / "verdicts.json").read_text())
+    (key,) = data["verdicts"]
+    good = data["verdicts"][key]
+    cex = good["counterexample"]
+    for bad in ({**cex, "message": ["a"]}, {**cex, "python": 5}, {**cex, "index": "0"},
+                {**cex, "lhs": {"a": 1}}, {**cex, "assignment": []},
+                {**cex, "assignment": {**cex["assignment"], "sizes": {"R": "two"}}},
+                {**cex, "assignment": {**cex["assignment"], "tensors": {"g": 5}}}):
+        data["verdicts"][key] = {**good, "counterexample": bad}
+        (tmp_path / "c" / "verdicts.json").write_text(json.dumps(data))
+        assert cli.main(args) == 1, bad
+        assert capsys.readouterr().out == expected, bad
+        assert cli.main(["report", "--cache-dir", str(tmp_path / "c"), "-o",
+                         str(tmp_path / "html"), str(tmp_path / "r.lemma")]) == 1, bad
+        capsys.readouterr()

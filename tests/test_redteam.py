@@ -362,6 +362,12 @@ def test_true_statements_are_never_refuted(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("text", [
+    # twenty-third review: an exponent past 10^308 (numpy's float power), 34 nested sums
+    # (numpy's 32 axes) crashed the search
+    "theorem p (x : ℝ) : x ^ 1" + "0" * 320 + " = x := by norm",
+    "theorem p (x : ℝ) (h : x ^ 1" + "0" * 320 + " = 1) : x = 1 := by norm",
+    "theorem t (x : ℝ) : (" + "".join(f"∑ (i{k} : Fin 1), " for k in range(34)) +
+    "x) = x + 1 := by norm",
     # witness values of an unexpected form, and a too-short vector: an answer, not a crash
     "theorem w (X : Vec 2) : X ≠ (fun (j : Fin 2) => 0) := by witness (X := ![1 / 2, 1])",
     "theorem w (X : Vec 2) (h : X 0 = 0 ∧ X 1 = 0) : X ≠ (fun (j : Fin 2) => 0) :=\n"

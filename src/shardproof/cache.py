@@ -131,7 +131,7 @@ class VerdictCache:
         if self.file.is_file():
             try:
                 loaded = json.loads(self.file.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
+            except (OSError, ValueError, RecursionError):      # (`[` × 100,000: too deep)
                 loaded = {}
             verdicts = loaded.get("verdicts") if isinstance(loaded, dict) else None
             if isinstance(verdicts, dict) and loaded.get("format") == CACHE_FORMAT:

@@ -230,6 +230,31 @@ _RECORD_FIELDS: dict[str, tuple[type, ...]] = {
 }
 
 
+_SCALAR = (int, float, str, type(None))           # a JSON number, an exact value's text
+
+
+def _counterexample_ok(cex: Any) -> bool:
+    """The shape of a counterexample as `check_theorem` writes it (what the CLI, JUnit and
+    the report read): a hand-edited one of another shape is a miss, not a crash."""
+    def table(d: Any, ok: Any) -> bool:
+        return isinstance(d, dict) and all(isinstance(k, str) and ok(v) for k, v in d.items())
+
+    def scalars(v: Any) -> bool:
+        return isinstance(v, list) and all(isinstance(x, _SCALAR) for x in v)
+    a = cex.get("assignment", {}) if isinstance(cex, dict) else None
+    nat = lambda v: isinstance(v, int) and not isinstance(v, bool)
+    return isinstance(a, dict) and \
+        all(isinstance(cex.get(k), (str, type(None))) for k in ("message", "python")) and \
+        (cex.get("index") is None or nat(cex.get("index"))) and \
+        all(isinstance(cex.get(k), _SCALAR) or scalars(cex.get(k)) for k in ("lhs", "rhs")) and \
+        table(cex.get("binding", {}), lambda v: isinstance(v, _SCALAR)) and \
+        table(a.get("sizes", {}), nat) and table(a.get("indices", {}), nat) and \
+        table(a.get("reals", {}), lambda v: isinstance(v, _SCALAR)) and \
+        table(a.get("tensors", {}), scalars) and \
+        table(a.get("families", {}), lambda v: isinstance(v, list) and all(map(scalars, v))) \
+        and table(a.get("maps", {}), lambda v: isinstance(v, dict))
+
+
 def _verdict_from_record(rec: Any, name: str) -> Verdict | None:
     """A cached record as a Verdict, or None (a miss) when it is not one that `check_theorem`
     wrote for theorem ``name``: the cache file may be truncated, hand-edited or corrupt."""
@@ -239,7 +264,9 @@ def _verdict_from_record(rec: Any, name: str) -> Verdict | None:
     for k, types in _RECORD_FIELDS.items():
         if k in rec and not isinstance(rec[k], types):
             return None
-    if not 0 <= rec.get("seconds", 0) < float("inf"):       # (-Infinity, NaN)
+    if not 0 <= rec.get("seconds", 0) < 1e9:       # (-Infinity, NaN, 10⁴⁰⁰ that no float is)
+        return None
+    if rec.get("counterexample") is not None and not _counterexample_ok(rec["counterexample"]):
         return None
     if not all(isinstance(x, str) for k in ("rules", "lemmas", "oracles", "kernel")
                for x in rec.get(k, ())) or \

@@ -219,6 +219,9 @@ class _FloatBackend:
             return np.exp(a)
 
     def power(self, a: np.ndarray, k: int) -> np.ndarray:
+        # past 2⁶² every float power is what it is at 2⁶² or 2⁶² + 1 (inf, 0 or ±1, by parity);
+        # a larger int does not convert to a float (10³⁰⁹ crashed numpy)
+        k = min(k, 2 ** 62 + k % 2)
         with np.errstate(over="ignore", invalid="ignore"):
             return np.power(a, k)
 
@@ -340,6 +343,7 @@ class _ExactBackend:
         return np.asarray(_U_CMP[op](a, b), dtype=bool)
 
 
+MAX_INDEX_AXES = 30     # one numpy axis per index variable in scope, plus two for data
 _ORDER = {"<": np.less, "≤": np.less_equal, ">": np.greater, "≥": np.greater_equal}
 _FLOAT = _FloatBackend()
 _EXACT = _ExactBackend()
@@ -542,6 +546,9 @@ class _Ev:
 
     def push_axis(self, n: int) -> Val:
         k = self.depth
+        if k >= MAX_INDEX_AXES:              # numpy's arrays have at most 32 axes (and data)
+            raise EvalError(f"more than {MAX_INDEX_AXES} nested index variables (`∑`, `fun`, "
+                            "`∀` over `Fin`) are not evaluated")
         _fits((n,), exact=self.be.exact)     # the index itself (∑ over Fin 10⁹: 8 GB for it)
         self.axes.append(n)
         return Val(np.arange(n, dtype=np.int64).reshape((1,) * k + (n,)), k + 1, "nat")

@@ -474,7 +474,8 @@ class Poly:
         terms, is not expanded (the proof attempt stops with a reason instead of running on)."""
         from .normalize import EngineGap
         if n > MAX_POWER:
-            raise EngineGap(f"a power above {MAX_POWER} is not expanded (^ {n})")
+            shown = str(n) if n < 10 ** 12 else "a number past 10^12"
+            raise EngineGap(f"a power above {MAX_POWER} is not expanded (^ {shown})")
         out = ONE
         for _ in range(n):
             if len(out.terms) * len(self.terms) > MAX_TERMS:
