@@ -375,3 +375,25 @@ def test_sixteenth_review_cli_inputs(tmp_path, capsys, monkeypatch) -> None:
     (tmp_path / "broken.lemma").write_bytes(b"theorem b (x : \xff) : x = x\n")
     code, _, err = run(capsys, "axioms", "lin", "broken.lemma", "op.lemma", "--no-cache")
     assert code == 2 and "broken.lemma:1" in err
+
+
+def test_input_errors_print_alike_with_jobs_and_put_the_caret_under_the_spot(tmp_path,
+                                                                             monkeypatch,
+                                                                             capsys) -> None:
+    """Twenty-third review: with `-j 2` an input error lost its source line and caret (the
+    parent never read the file); on a line with tabs the caret stood left of the spot."""
+    (tmp_path / ".lemmaroot").write_text("")
+    (tmp_path / "a.lemma").write_text("def c : ℝ := 1\ntheorem t (x : ℝ) : x * c = y := by norm\n")
+    (tmp_path / "tab.lemma").write_text("theorem t (x : ℝ) :\n\tx = \ty := by norm\n")
+    (tmp_path / "wide.lemma").write_text("/-- 数据 -/ theorem w (x : ℝ) : x = y := by norm\n")
+    monkeypatch.chdir(tmp_path)
+    outs = []
+    for jobs in ("1", "2"):
+        code, out, err = run(capsys, "check", "--no-times", "--no-color", "-j", jobs, ".")
+        assert code == 2
+        outs.append(err)
+    assert outs[0] == outs[1]
+    assert "  theorem t (x : ℝ) : x * c = y := by norm\n" + " " * 30 + "^\n" in outs[0]
+    assert "  \tx = \ty := by norm\n  \t    \t^\n" in outs[0]
+    line = "/-- 数据 -/ theorem w (x : ℝ) : x = y := by norm"
+    assert f"  {line}\n  " + " " * (line.index("y") + 2) + "^\n" in outs[0]   # 数据: 4 columns

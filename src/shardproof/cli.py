@@ -397,7 +397,12 @@ def _check_in_worker(path: str, options: Options) -> tuple[Any, Any, dict[str, A
         lf = ck.load(p)
         verdicts = ck.check_file(p)   # checks the whole import closure first
     except ShardproofError as exc:
-        err = (exc.message, exc.span, exc.theorem, exc.source_line, exc.hint, type(exc).__name__)
+        line = exc.source_line         # (the parent never read this file: the line goes along)
+        src = {k: v for lib in ck.libraries.values() for k, v in lib.sources.items()}.get(
+            exc.span.path if exc.span is not None else None)
+        if line is None and src and 1 <= exc.span.line <= len(src):
+            line = src[exc.span.line - 1]
+        err = (exc.message, exc.span, exc.theorem, line, exc.hint, type(exc).__name__)
         return None, err, {}
     cols = {g.name: (g.span.col if g.span else 1) for g in lf.own}
     new = dict(ck.cache.new) if ck.cache is not None else {}

@@ -9,6 +9,7 @@ and exits with status 2.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from unicodedata import east_asian_width
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +80,11 @@ class ShardproofError(Exception):
             width = 1
             if self.span.end_line == self.span.line and self.span.end_col > self.span.col:
                 width = min(self.span.end_col - self.span.col, max(len(shown) - col + 1, 1))
-            lines.append("  " + " " * (col - 1) + "^" * max(width, 1))
+            # under the spot as a terminal shows the line: its tabs kept, a wide character
+            # (CJK, most emoji) two columns
+            pad = "".join("\t" if c == "\t" else "  " if east_asian_width(c) in "WF" else " "
+                          for c in shown[:col - 1])
+            lines.append("  " + pad + "^" * max(width, 1))
         if self.hint:
             lines.append(f"  hint: {self.hint}")
         return "\n".join(lines)
