@@ -469,3 +469,30 @@ def test_elaboration_of_nested_comparisons_is_not_exponential(tmp_path, monkeypa
         return calls[0]
     small, large = load(8), load(16)
     assert large < 5 * small, (small, large)
+
+
+def test_the_import_depth_limit_does_not_depend_on_what_was_loaded_first(tmp_path, monkeypatch,
+                                                                         capsys) -> None:
+    """Twenty-third review: the 200-file limit counted the files being loaded, so `m0` of a
+    260-file chain failed alone but passed after `m150` had been loaded (and `-j 2` differed
+    from `-j 1`).  The depth is now the file's own longest chain of imports: the same file
+    (`m59`, 201 deep) is named whatever the order; a 1,000-file chain still ends cleanly."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".lemmaroot").write_text("")
+    for i in range(260):
+        (tmp_path / f"m{i}.lemma").write_text(
+            (f"import m{i + 1}\n" if i < 259 else "") + f"theorem t{i} (x : ℝ) : x = x := by norm\n")
+    errs = []
+    for args in (["m0.lemma"], ["m150.lemma", "m0.lemma"], ["-j", "2", "."], ["."]):
+        assert cli.main(["check", "--no-cache", "-q", *args]) == 2, args
+        out, err = capsys.readouterr()
+        errs.append([ln for ln in err.splitlines() if "error" in ln])
+    assert all(e == ["m59.lemma:1:1: error: imports nested more than 200 files deep"]
+               for e in errs), errs
+    assert "200 proved, 0 refuted, 0 unknown, 1 input error" in out
+    for i in range(260, 1000):
+        (tmp_path / f"m{i - 1}.lemma").write_text(f"import m{i}\n")
+    (tmp_path / "m999.lemma").write_text("theorem z (x : ℝ) : x = x := by norm\n")
+    assert cli.main(["check", "--no-cache", "-q", "m0.lemma"]) == 2
+    _out, err = capsys.readouterr()
+    assert "imports nested more than 200 files deep" in err and "Traceback" not in err

@@ -53,6 +53,7 @@ class Library:
         self.root = Path(root).resolve()
         self.files: dict[str, LoadedFile] = {}
         self._loading: list[str] = []
+        self._depth: dict[str, int] = {}  # file -> the longest chain of imports from it (≥ 1)
         self.prelude = prelude if prelude is not None else prelude_env()
         self.sources: dict[str, list[str]] = {}
         self.owner: dict[str, str] = {}  # global name -> file that declares it
@@ -72,7 +73,9 @@ class Library:
         if key in self.files:
             return self.files[key]
         shown = self.display(p)
-        if len(self._loading) >= MAX_IMPORT_DEPTH:    # each level is a Python frame
+        if len(self._loading) >= 2 * MAX_IMPORT_DEPTH:    # each level is a Python frame; a
+            # chain this long fails by its depth anyway (below), which is found bottom-up, so
+            # the same file is named whatever was loaded first: this guard only bounds frames
             raise ImportError_(f"imports nested more than {MAX_IMPORT_DEPTH} files deep", via)
         if key in self._loading:
             cycle = self._loading[self._loading.index(key):] + [key]
@@ -90,11 +93,16 @@ class Library:
         try:
             env = self.prelude.copy()
             imports: list[str] = []
+            depth = 1
             for d in module.decls:
                 if isinstance(d, T.Import):
                     target = self.resolve_import(d, p)
                     dep = self.load(target, via=d.span)
                     imports.append(str(target))
+                    depth = max(depth, 1 + self._depth[str(target)])
+                    if depth > MAX_IMPORT_DEPTH:     # (by the imports, whatever was loaded first)
+                        raise ImportError_(f"imports nested more than {MAX_IMPORT_DEPTH} files "
+                                           "deep", d.span)
                     for g in dep.env.decls.values():
                         old = env.get(g.name)
                         if old is not None and old is not g:   # globals are found by name
@@ -107,6 +115,7 @@ class Library:
         finally:
             self._loading.pop()
         self.files[key] = lf
+        self._depth[key] = depth
         return lf
 
     def resolve_import(self, imp: T.Import, importer: Path) -> Path:
