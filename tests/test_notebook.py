@@ -104,3 +104,16 @@ def test_tutorial_python_snippets_run(capsys: pytest.CaptureFixture[str]) -> Non
     # DDP replica 0: ±1/7; the global batch's shard: 5√3/27 ≈ 0.3208, √3/3 ≈ 0.5774.
     assert "-0.14285714" in out[0] and "0.14285714" in out[0]
     assert "0.32075015" in out[1] and "0.57735027" in out[1]
+
+
+def test_check_text_checks_the_imported_theorems_first() -> None:
+    """Twenty-third review: `check_text` never checked the theorems of the files it imports, so
+    citing one (`rw [den_relu_shard]`) said "it is not proved"."""
+    text = """import kit.pointwise
+theorem cites {R N n : Nat} (e : Fin R → Vec (N * n)) (X : Vec ((R * N) * n))
+    (he : ∀ r, e r = shard R N n X r) (r : Fin R) :
+    batchMap N (relu n) (e r) = shard R N n (relu ((R * N) * n) X) r := by
+  rw [den_relu_shard]
+"""
+    (v,) = sp.check_text(text, root=str(LEMMAS))
+    assert v.verdict == "proved" and v.lemmas == ["den_relu_shard"], v.reason

@@ -346,12 +346,18 @@ def check_paths(paths: Iterable[str | Path], options: Options | None = None) -> 
 
 def check_text(text: str, path: str = "<notebook>.lemma", options: Options | None = None,
                root: str | Path | None = None) -> list[Verdict]:
-    """Check theorems given as text (the notebook API); imports resolve under ``root``."""
+    """Check theorems given as text (the notebook API); imports resolve under ``root``, and
+    the theorems of the imported files are checked first, so the text may cite them."""
     ck = Checker(options)
     lib = Library(Path(root) if root is not None else Path.cwd())
     ck.libraries[lib.root] = lib
     lf = lib.load(Path(lib.root) / path, text=text)
-    return [ck.check_theorem(g, lf) for g in lf.own if g.kind == "theorem"]
+    with fewer_full_collections():
+        for dep in import_closure(lib, lf):
+            for g in lib.files[dep].own:
+                if g.kind == "theorem" and ck.verdict_of(g) is None:
+                    ck.check_theorem(g, lib.files[dep])
+        return [ck.check_theorem(g, lf) for g in lf.own if g.kind == "theorem"]
 
 
 def read_allowlist(root: str | Path) -> dict[str, str] | None:
