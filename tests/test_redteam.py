@@ -461,3 +461,22 @@ theorem honest (X : Vec 2) : shardI 1 1 2 X 0 1 = X 1 := by
                                                    Options(search_seconds=2.0)).verdicts}
     assert got["bad5"] != "proved" and got["honest"] == "proved", got
 
+
+
+def test_a_size_tie_carries_a_positivity_fact(tmp_path: Path) -> None:
+    """Twenty-fourth review (fuzzing): `(hRN : R = N) (hR : 0 < R)` ties `R := N`, so `Fin R`
+    reads `Fin N`, and `0 < R` did not say `0 < N`: `e 0` for `e : Fin R → ℝ` was an input
+    error.  `R = N` with `0 < R` gives `0 < N`; `R = N * M` with `0 < R` gives `0 < M`; but
+    `R = N + 1` says nothing of `N`."""
+    root = _write(tmp_path, {"t.lemma": """
+theorem w1 (R N : Nat) (hRN : R = N) (hR : 0 < R) (e : Fin R → ℝ) : e 0 = e 0 := by norm
+theorem w2 (R N : Nat) (hR : 0 < R) (hRN : R = N) (e : Fin R → ℝ) : e 0 = e 0 := by norm
+theorem w5 (R N M : Nat) (hRN : R = N * M) (hR : 0 < R) (e : Fin M → ℝ) : e 0 = e 0 := by norm
+"""})
+    report = check_paths([root], Options(search_seconds=0.0))
+    assert [v.verdict for v in report.verdicts] == ["proved"] * 3
+    (tmp_path / "bad").mkdir()
+    bad = _write(tmp_path / "bad", {"t.lemma": "theorem w3 (R N : Nat) (hRN : R = N + 1) "
+                                    "(e : Fin N → ℝ) : e 0 = e 0 := by norm\n"})
+    with pytest.raises(ShardproofError, match="cannot show that the index `0` is below `N`"):
+        check_paths([bad], Options(search_seconds=0.0))

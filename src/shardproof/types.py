@@ -613,7 +613,7 @@ class Elaborator:
             return e
         try:
             ok = arith.index_in_range(e, bound, ctx.fin_bounds(), ctx.subst,
-                                      frozenset(nonzero_names(ctx.facts)))
+                                      frozenset(nonzero_names(_tied_facts(ctx))))
         except arith.NotASize:
             raise _err(f"`{pretty(ix)}` is not an index expression (indices are built from "
                        "Fin variables, sizes, numerals, + and *)", ix, ctx) from None
@@ -827,10 +827,17 @@ def nonzero_names(ctx_facts: list[T.Term]) -> set[str]:
     return out
 
 
+def _tied_facts(ctx: Ctx) -> list[T.Term]:
+    """The facts, and the facts with the size ties substituted: `0 < R` and `R = N` (tied as
+    `R := N`, so a range `Fin R` reads `Fin N`) give `0 < N` too."""
+    m = dict(ctx.subst)
+    return ctx.facts + [subst_term(f, m) for f in ctx.facts] if m else ctx.facts
+
+
 def size_nonzero(t: T.Term, ctx: Ctx) -> bool:
     if not _is_monomial(t):
         return False
-    nz = nonzero_names(ctx.facts)
+    nz = nonzero_names(_tied_facts(ctx))
     for nm in _monomial_names(t):
         if nm not in nz:
             return False
