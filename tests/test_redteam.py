@@ -225,6 +225,17 @@ def P2 : Prop := ∀ (m : Nat) (x : Vec m), x = cut2 (n := m) x
 theorem s6 (m : Nat) (hm : m = 2) : (∀ (x : Vec 2), x = cut2 (n := m) x) ∧ P2 := by
   unfold [P2]; norm
 """,
+    # Twenty-fifth review, engine only: a statement `F 0` whose head is a variable (a
+    # definition's parameter, or the theorem's) was read as a global of that name declared
+    # later in the file, and unfolded: `Q (fun r => 1 / 2 = 1)` proved.
+    "variable_statement_read_as_a_later_global": """
+def Q (F : Fin 2 → Prop) : Prop := F 0
+def F (r : Fin 2) : Prop := 0 = 0
+theorem half_eq_one_via_param : Q (fun (r : Fin 2) => 1 / 2 = 1) := by norm
+theorem late_fam (Pv : Fin 2 → Prop) : Pv 0 := by norm
+theorem late_fam2 (Pv : Fin 2 → Prop) (x : ℝ) : x = x ∧ Pv 1 := by norm
+def Pv (r : Fin 2) : Prop := r = r
+""",
     "cmp_type_shared": """
 theorem c1 (h : (fun (n : ℝ) => if n ≠ 0 then 1 else 1) 5 = 1) (n : Nat) : n ≠ 0 := by norm
 """,
@@ -248,7 +259,7 @@ theorem mp_tie_true (y : ℝ) : (maxPool3s2 1 1 1 (fun (i : Fin 4) => if i < 2 t
     exp y * (1 + sqrt 2) ^ 3 else exp y * (7 + 5 * sqrt 2)) 0 - exp y * (1 + sqrt 2) ^ 3) *
     100000000000000000000 = 0 := by norm
 """
-FALSE = {"s6", "k_e", "k_d", "rg1", "rg2", "rg4", "tie_t1", "tie_t3c", "tie_t3b", "st_bad", "st_bad_all", "cap_b4", "cap_b1", "cap_c1", "cap_c10", "cap_s1", "bad_idx", "bad_sum", "c1", "fake_ne", "fake_ne_closed", "fake_ne_le", "fake_ne_pow", "fake_ne_implicit",
+FALSE = {"half_eq_one_via_param", "late_fam", "late_fam2", "s6", "k_e", "k_d", "rg1", "rg2", "rg4", "tie_t1", "tie_t3c", "tie_t3b", "st_bad", "st_bad_all", "cap_b4", "cap_b1", "cap_c1", "cap_c10", "cap_s1", "bad_idx", "bad_sum", "c1", "fake_ne", "fake_ne_closed", "fake_ne_le", "fake_ne_pow", "fake_ne_implicit",
          "inv_mul_zero", "bad_capture", "bad_capture2", "bad_sizes", "bad_member", "every_real_is_zero", "fake_ne_exp", "fake_ne_search", "fake_ne_big", "bad_ite", "fin_oob", "fin_zero", "vec_long", "late_bind", "late_bind2", "bad8", "bad2", "anything", "vac_real", "vac_norm", "pow_ne", "pos_ne", "size_ne", "tiny_sign",
          "tiny_div", "sq_ne", "zero_eq_one", "bad_ne", "clash", "one_eq_zero", "nat_clash", "vec_clash",
          "fin_clash"}

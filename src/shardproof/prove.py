@@ -279,6 +279,11 @@ class Prover:
             self.prop(t.body, env2, types, path + (0,))
             return
         if isinstance(t, T.App) and isinstance(t.fn, T.Var) and \
+                t.fn.name in env:
+            # a variable (the theorem's, or a definition's parameter) that a global declared
+            # later in the file shares the name of: never that global (δ finds globals by name)
+            raise EngineGap(f"a statement given by the variable `{t.fn.name}`")
+        if isinstance(t, T.App) and isinstance(t.fn, T.Var) and \
                 self.genv.get(t.fn.name) is not None:
             g = self.genv.get(t.fn.name)
             v = self.nz.apply_global_value(t.fn.name, list(t.args), env, "prop")
@@ -588,17 +593,18 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: Checker, options: Options) -
     return Verdict(g.name, g.path, 0, "unknown", 0.0, reason=reason, residual=at.residual)
 
 
-_ROOT = re.compile(r"it rests on `[^`]+`, which is refuted \([^()]*\)")
+_ROOT = re.compile(r"it rests on `[^`]+`, which is refuted")
 
 
 def _refuted_root(cited: str | None, genv: GlobalEnv, checker: Checker) -> list[str]:
     """Where a chain of proofs that cite unproved theorems ends in a refuted one, name it: a
     whole net's statement with per-replica BatchNorm cites its prefix, which cites its own
     prefix, …, down to the first block that is refuted (read from the cited verdict's reason,
-    so a cached verdict says the same)."""
+    so a cached verdict says the same).  By name only: a cached reason keeps its text while
+    the file or the line of that theorem moves (`shardproof explain NAME` shows where)."""
     v = checker.verdict_of(genv.get(cited)) if cited is not None else None
     if v is not None and v.verdict == "refuted":
-        return [f"it rests on `{v.name}`, which is refuted ({v.file}:{v.line})"]
+        return [f"it rests on `{v.name}`, which is refuted"]
     m = _ROOT.search(v.reason or "") if v is not None and v.verdict == "unknown" else None
     return [m.group(0)] if m else []
 
