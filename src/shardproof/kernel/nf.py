@@ -237,6 +237,9 @@ class NF:
                 raise Unsupported("a power that is not a numeral up to 64")
             x = self.real(a)
             return reduce(lambda out, _: self.mul(out, x), range(b.const_value()), RPoly.const(1))
+        if isinstance(a, V) and isinstance(b, V) and op in ("+", "-"):   # entrywise
+            sign = 1 if op == "+" else -1
+            return V(a.leaves, lambda p: a.read(p) + b.read(p).scale(sign))
         a, b = self.real(a), self.real(b)
         if op == "/":
             self.used.add("kernel:nf-inverse")
