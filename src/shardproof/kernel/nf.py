@@ -203,8 +203,10 @@ class NF:
             return self.sum(t, env)
         if isinstance(t, T.BinOp):
             return self.binop(t, env)
-        if isinstance(t, T.Neg):
-            return self.real(self.ev(t.arg, env)).scale(-1)
+        if isinstance(t, T.Neg):                               # a vector: entrywise
+            a = self.ev(t.arg, env)
+            return V(a.leaves, lambda p: a.read(p).scale(-1)) if isinstance(a, V) else \
+                self.real(a).scale(-1)
         if isinstance(t, T.Ite):
             c = self.cond(t.cond, env)
             a, b = self.ev(t.then, env), self.ev(t.els, env)
@@ -474,6 +476,8 @@ def definitions(goal: Goal) -> dict[str, T.Term]:
         if not (isinstance(h, T.Cmp) and h.op == "="):
             continue
         head, args = (h.lhs.fn, h.lhs.args) if isinstance(h.lhs, T.App) else (h.lhs, ())
+        if isinstance(head, T.Var) and isinstance(out.get(head.name), T.Var) and not bs:
+            head = out[head.name]                  # a chain of ties: a = b, a = 3 gives b := 3
         if not isinstance(head, T.Var) or head.name not in goal.types or head.name in out or \
                 head.name in T.free_names(h.rhs) or list(args) != [T.Var(b.name) for b in bs] \
                 or len({b.name for b in bs}) != len(bs):          # ∀ r, ∀ r: only a diagonal
