@@ -213,3 +213,13 @@ def test_a_cached_counterexample_of_another_shape_is_a_miss(tmp_path, capsys):
         assert cli.main(["report", "--cache-dir", str(tmp_path / "c"), "-o",
                          str(tmp_path / "html"), str(tmp_path / "r.lemma")]) == 1, bad
         capsys.readouterr()
+
+
+def test_the_cache_directory_ignores_itself_for_git(tmp_path):
+    """Twenty-fifth review: the pre-commit hook's default cache left `.shardproof-cache/` for
+    `git add -A` to commit, though docs/ci.md says never to commit it."""
+    (tmp_path / "lemmas").mkdir()
+    root = _root(tmp_path / "lemmas", DEFS_TRUE)
+    cache = tmp_path / "cache"
+    assert _check(root, "--cache-dir", str(cache)) == 0
+    assert (cache / ".gitignore").read_text().splitlines()[-1] == "*"

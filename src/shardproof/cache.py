@@ -151,6 +151,10 @@ class VerdictCache:
         tmp = self.file.with_suffix(f".tmp{os.getpid()}")
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
+            ignore = self.dir / ".gitignore"       # never committed by `git add -A` (as pytest's
+            if not ignore.exists():               # and ruff's caches do)
+                ignore.write_text("# written by shardproof: the verdict cache is not source\n*\n",
+                                  encoding="utf-8")
             # (not sort_keys: a record's dicts keep their order, which the output prints in)
             tmp.write_text(json.dumps({"format": CACHE_FORMAT, "verdicts": self.data}),
                            encoding="utf-8")
