@@ -48,3 +48,15 @@ def test_lean_block_parses_and_type_checks(line: int, text: str, tmp_path) -> No
     path.write_text(text, encoding="utf-8")
     loaded = Library(tmp_path).load(path)
     assert loaded.own, "a block should declare something"
+
+
+@pytest.mark.parametrize("line,text", BLOCKS, ids=[f"line{n}" for n, _ in BLOCKS])
+def test_lean_block_theorems_are_proved(line: int, text: str) -> None:
+    """And every theorem of a block is proved, with the library's real `kit.defs` (the page
+    shows no failing example in a ```lean block: those are written as text)."""
+    from shardproof.check import Options, check_text
+    lemmas = DOC.parent.parent / "lemmas"
+    verdicts = check_text(text, "_language_md_example.lemma", Options(search_seconds=1.0),
+                          root=lemmas)
+    assert all(v.verdict == "proved" for v in verdicts), \
+        [(v.name, v.verdict, v.reason) for v in verdicts if v.verdict != "proved"]

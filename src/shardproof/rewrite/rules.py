@@ -74,6 +74,16 @@ RULES: tuple[Rule, ...] = (
          "P(i) for all i < k (k a small numeral) follows from P(0), …, P(k − 1)",
          "the split variable is a free index leaf with a constant range ≤ 16",
          "prove.Prover.compare_at"),
+    Rule("rw", "procedure",
+         "rewrite with a cited lemma or hypothesis lhs = rhs (a proved proposition P as "
+         "P = True): match lhs, instantiate, replace every occurrence whose free names mean "
+         "the same", "the lemma is proved (and replayed); its hypotheses are discharged by a "
+         "goal hypothesis, by definitional equality, by size polynomials or by nonzero sizes; "
+         "every index of the instance is in range", "tactics.rewrite_once"),
+    Rule("defeq", "procedure",
+         "close the goal when each equation's sides are equal up to α, β, δ and size "
+         "polynomials (after `unfold`/`rw`, without normalising)", "fuel-bounded; no binder "
+         "named like a global", "tactics.close_by_defeq"),
     Rule("size_fact", "procedure",
          "a ≠ 0 for a monomial of sizes each known nonzero; a ≤ b when b − a has nonnegative "
          "coefficients once every nonzero size n is written 1 + t", "nonzero sizes come from "
