@@ -241,6 +241,18 @@ CASES = [
     Case("linear_with_a_real_result",
          {"a.lemma": "@[linear x] opaque f (x : Vec 2) : ℝ\n"},
          "a.lemma:1:13", "needs `x` and the result of `f` to be vectors", "f"),
+    # twenty-sixth review: a hypothesis used as a value or a statement had none, and the search
+    # read a global of its name declared later (`def h : Prop := 1 = 2`)
+    Case("hypothesis_as_a_condition",
+         {"a.lemma": "theorem w (y : ℝ) (h : 0 < 1) : (if h then y else y + 1) = y := by norm\n"
+                     "def h : Prop := 1 = 2\n"},
+         "a.lemma:1:37", "`h` is a hypothesis (it names a proof of a statement)", "w"),
+    Case("hypothesis_as_a_statement",
+         {"a.lemma": "theorem t (x : ℝ) (h : 0 < 1) : h ∧ x = x := by norm\n"},
+         "a.lemma:1:33", "`h` is a hypothesis", "t"),
+    Case("condition_parameter_as_a_value",
+         {"a.lemma": "def Q (y : ℝ) {h : 0 < 1} : ℝ := if h then y else y + 1\n"},
+         "a.lemma:1:37", "`h` is a hypothesis", "Q"),
     # twenty-third review: an op returning a size, an index or a map crashed the engine
     Case("op_with_a_size_result", {"a.lemma": "opaque g (x : ℝ) : Nat\n"},
          "a.lemma:1:20", "must be a real (`ℝ`) or a vector (`Vec n`), not `Nat`", "g"),

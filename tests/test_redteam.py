@@ -236,6 +236,25 @@ theorem late_fam (Pv : Fin 2 → Prop) : Pv 0 := by norm
 theorem late_fam2 (Pv : Fin 2 → Prop) (x : ℝ) : x = x ∧ Pv 1 := by norm
 def Pv (r : Fin 2) : Prop := r = r
 """,
+    # Twenty-sixth review: a witness that leaves a theorem variable without a value read a
+    # global of its name declared later (`def i : Nat := 5` for `i : Fin 2`; a `Vec 2` for a
+    # `Vec 1`) and "proved" a `≠` that has no witness, with replay on (the oracle evaluates).
+    "witness_reads_a_later_global": """
+theorem w4 (y : ℝ) (i : Fin 2) (h : i = i) : (if i < 2 then y else y + 1) ≠ y := by
+  witness (y := 0)
+def i : Nat := 5
+theorem w3 (y : ℝ) (v : Vec 1) :
+    (if v = (fun (j : Fin 1) => v 0) then y else y + 1) ≠ y := by witness (y := 0)
+def v : Vec 2 := ![0, 1]
+""",
+    # ... and the engine alone rewrote under a binder named like a later global, where matching
+    # unfolded the bound `g` as the global (`∀ g, g - (0 - 0) = 0` proved with --no-replay).
+    "rw_under_a_binder_named_like_a_later_global": """
+def P : Prop := ∀ (g : ℝ), g - (0 - 0) = 0
+def g : ℝ := 0 - 0
+theorem L (a : ℝ) : a - a = 0 := by norm
+theorem bad_rw : P := by unfold [P]; rw [L]
+""",
     "cmp_type_shared": """
 theorem c1 (h : (fun (n : ℝ) => if n ≠ 0 then 1 else 1) 5 = 1) (n : Nat) : n ≠ 0 := by norm
 """,
@@ -259,7 +278,7 @@ theorem mp_tie_true (y : ℝ) : (maxPool3s2 1 1 1 (fun (i : Fin 4) => if i < 2 t
     exp y * (1 + sqrt 2) ^ 3 else exp y * (7 + 5 * sqrt 2)) 0 - exp y * (1 + sqrt 2) ^ 3) *
     100000000000000000000 = 0 := by norm
 """
-FALSE = {"half_eq_one_via_param", "late_fam", "late_fam2", "s6", "k_e", "k_d", "rg1", "rg2", "rg4", "tie_t1", "tie_t3c", "tie_t3b", "st_bad", "st_bad_all", "cap_b4", "cap_b1", "cap_c1", "cap_c10", "cap_s1", "bad_idx", "bad_sum", "c1", "fake_ne", "fake_ne_closed", "fake_ne_le", "fake_ne_pow", "fake_ne_implicit",
+FALSE = {"w4", "w3", "bad_rw", "half_eq_one_via_param", "late_fam", "late_fam2", "s6", "k_e", "k_d", "rg1", "rg2", "rg4", "tie_t1", "tie_t3c", "tie_t3b", "st_bad", "st_bad_all", "cap_b4", "cap_b1", "cap_c1", "cap_c10", "cap_s1", "bad_idx", "bad_sum", "c1", "fake_ne", "fake_ne_closed", "fake_ne_le", "fake_ne_pow", "fake_ne_implicit",
          "inv_mul_zero", "bad_capture", "bad_capture2", "bad_sizes", "bad_member", "every_real_is_zero", "fake_ne_exp", "fake_ne_search", "fake_ne_big", "bad_ite", "fin_oob", "fin_zero", "vec_long", "late_bind", "late_bind2", "bad8", "bad2", "anything", "vac_real", "vac_norm", "pow_ne", "pos_ne", "size_ne", "tiny_sign",
          "tiny_div", "sq_ne", "zero_eq_one", "bad_ne", "clash", "one_eq_zero", "nat_clash", "vec_clash",
          "fin_clash"}
@@ -373,6 +392,9 @@ def test_true_statements_are_never_refuted(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("text", [
+    # twenty-sixth review: a witness missing `v` read the later `def v : Vec 2` (a traceback)
+    "theorem w1 (y : ℝ) (v : Vec 1) : v ≠ (fun (i : Fin 1) => v 0) := by witness (y := 0)\n"
+    "def v : Vec 2 := ![0, 1]",
     # twenty-third review: an exponent past 10^308 (numpy's float power), 34 nested sums
     # (numpy's 32 axes) crashed the search
     "theorem p (x : ℝ) : x ^ 1" + "0" * 320 + " = x := by norm",

@@ -522,6 +522,21 @@ def exact_budget(seconds: float) -> Iterator[None]:
         WORK_LIMIT[0] = saved
 
 
+class _OwnNamesHidden:
+    """The file's globals with a theorem's own names (binders, hypotheses) hidden: a name of
+    the theorem that an assignment leaves without a value, or a hypothesis used as a value,
+    must never be read as a global of that name declared later in the file (a witness
+    `(y := 0)` took a later `def i : Nat := 5` for the theorem's `i : Fin 2`, and "proved" a
+    `≠` that has no witness).  The kernel hides them the same way (`kernel._Scoped`)."""
+
+    def __init__(self, env: GlobalEnv, g: GlobalDecl) -> None:
+        self.env = env
+        self.hidden = {n for n, _ in g.binders} | {h for h, _ in g.hyps}
+
+    def get(self, name: str) -> Any:
+        return None if name in self.hidden else self.env.get(name)
+
+
 class _Ev:
     """One evaluation context: the global environment, the mode, the live index axes, a cache.
 
@@ -1220,7 +1235,7 @@ def _draw_base(g: GlobalDecl, env: GlobalEnv, plan: _Plan, sizes: dict[str, int]
                rng: np.random.Generator, data: str) -> Assignment | None:
     a = Assignment(sizes=_resolve_sizes(plan, sizes))
     if plan.size_hyps:
-        ev = _Ev(env, "float")
+        ev = _Ev(_OwnNamesHidden(env, g), "float")   # type: ignore[arg-type]
         loc = ev.bind(a)
         for _, h in plan.size_hyps:
             _checkable(h)
@@ -1282,7 +1297,7 @@ def _complete(g: GlobalDecl, env: GlobalEnv, plan: _Plan, base: Assignment, mode
               ) -> Assignment | None:
     """Construct the defined families and vectors from their hypotheses, then check the rest."""
     a = _exactify(base) if mode == "exact" else base.copy()
-    ev = _Ev(env, mode)
+    ev = _Ev(_OwnNamesHidden(env, g), mode)   # type: ignore[arg-type]
     if plan.size_hyps:      # in this mode: a draw's float check is no proof (2·10⁻¹⁰ ≈ 0)
         loc = ev.bind(a)
         for _, h in plan.size_hyps:
@@ -1533,7 +1548,7 @@ def _index_binders(g: GlobalDecl) -> list[tuple[str, FinT]]:
 def _locate(g: GlobalDecl, env: GlobalEnv, a: Assignment, mode: str, witness: bool
             ) -> Counterexample | None:
     """Evaluate the statement over every value of the theorem's free indices at once."""
-    ev = _Ev(env, mode)
+    ev = _Ev(_OwnNamesHidden(env, g), mode)   # type: ignore[arg-type]
     loc = ev.bind(a)
     idx = _index_binders(g)
     sizes = [_size_of_ty(ty, a.sizes) for _, ty in idx]
@@ -1552,7 +1567,7 @@ def _locate(g: GlobalDecl, env: GlobalEnv, a: Assignment, mode: str, witness: bo
     a2 = a.copy()
     for (name, _), p in zip(idx, pos):
         a2.indices[name] = p
-    ev2 = _Ev(env, mode)
+    ev2 = _Ev(_OwnNamesHidden(env, g), mode)   # type: ignore[arg-type]
     d = _judge(g.stmt, ev2, ev2.bind(a2), witness)  # type: ignore[arg-type]
     where = ", ".join(f"{k}={v}" for k, v in {**a2.sizes, **a2.indices, **d.binding}.items())
     head = "the two sides differ" if witness else "the statement fails"

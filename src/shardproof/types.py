@@ -320,6 +320,10 @@ class Elaborator:
             ty = ctx.locals[t.name]
             if isinstance(ty, NatT) and isinstance(expected, RealT):
                 return t, RealT()  # a size used as a real number
+            if isinstance(ty, PropT):      # nothing gives it a value (the search once read
+                # a global of its name declared later: `if h then …` with `def h := 1 = 2`)
+                raise _err(f"`{t.name}` is a hypothesis (it names a proof of a statement), "
+                           "not a value or a statement: write the statement itself", t, ctx)
             return t, ty
         g = ctx.env.get(t.name)
         if g is not None:

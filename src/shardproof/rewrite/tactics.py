@@ -539,8 +539,8 @@ def rewrite_once(goal: Goal, rule: RwRule, prove_eq=None,
                       *map(T.free_names, rule.fin_vars.values()),       # and hypotheses too)
                       *(T.free_names(h) for _, h in rule.hyps)) - rule.vars
     for sub_t, bound, fins, path in _subterms(goal.stmt, need=need):
-        if own & bound:
-            continue
+        if own & bound or any(goal.genv.get(n) is not None for n in bound):
+            continue        # (δ in matching would take a binder named like a global for it)
         sub: dict[str, T.Term] = {}
         if not match(rule.lhs, sub_t, rule.vars, sub, goal.genv, rule.size_vars):
             continue
