@@ -241,6 +241,10 @@ CASES = [
     Case("linear_with_a_real_result",
          {"a.lemma": "@[linear x] opaque f (x : Vec 2) : ℝ\n"},
          "a.lemma:1:13", "needs `x` and the result of `f` to be vectors", "f"),
+    # twenty-fifth review (the docs walk): `a = b = c` listed a dozen tokens that cannot stand
+    # there (`@[`, `=>`, a file docstring)
+    Case("chained_comparison", {"a.lemma": "theorem t (a b c : ℝ) : a = b = c := by norm\n"},
+         "a.lemma:1:31", "comparisons do not chain; write `a = b ∧ b = c`", "t"),
     # twenty-sixth review: a hypothesis used as a value or a statement had none, and the search
     # read a global of its name declared later (`def h : Prop := 1 = 2`)
     Case("hypothesis_as_a_condition",

@@ -769,6 +769,11 @@ def _convert(exc: UnexpectedInput, text: str, path: str) -> ParseError:
             pos = _end_of_previous_token(text, pos)
             line, col = _line_col(text, pos)
             msg = f"expected `:=` and a body before the next declaration (found {found})"
+        elif tok.type == "RELOP" and "RELOP" not in expected_names and \
+                re.search(r"(=|≠|<|≤|>|≥)[^=≠<≤>≥:]*$", text[:pos]) and \
+                not re.search(r"(:=|∧|\(|,)[^=≠<≤>≥]*$", text[:pos]):
+            # `a = b = c` (a comparison right after one): Lean does not chain them either
+            msg = f"unexpected {found}: comparisons do not chain; write `a = b ∧ b = c`"
         elif str(tok) == "." and src_line.lstrip().startswith("import"):
             msg = ("an import is a dotted path inside the lemma root (`import kit.defs`); "
                    "`..` and other relative paths are not allowed")
