@@ -788,8 +788,9 @@ def _merge_and_close(bounds: dict[str, IPoly], atoms: list[tuple[Atom, int]],
                 (m2, c2), = trial.terms
                 if c2 != 1:
                     continue
-                ctx.use("sum_merge", f"Σ_{{u<{bounds[u]}}} Σ_{{v<{V}}} f(u·({V}) + v) "
-                        f"= Σ_{{w<{bounds[u] * V}}} f(w)")
+                shown = f"({V})" if "+" in str(V) else str(V)    # (#u: never a size's name)
+                ctx.use("sum_merge", f"Σ_{{#u<{bounds[u]}}} Σ_{{#v<{V}}} f(#u·{shown} + #v) "
+                        f"= Σ_{{#w<{bounds[u] * V}}} f(#w)")
                 nb = {b: bd for b, bd in bounds.items() if b not in (u, v)}
                 nb[w] = bounds[u] * V
                 ctx.bounds[w] = nb[w]
