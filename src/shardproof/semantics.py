@@ -1569,7 +1569,10 @@ def _locate(g: GlobalDecl, env: GlobalEnv, a: Assignment, mode: str, witness: bo
         a2.indices[name] = p
     ev2 = _Ev(_OwnNamesHidden(env, g), mode)   # type: ignore[arg-type]
     d = _judge(g.stmt, ev2, ev2.bind(a2), witness)  # type: ignore[arg-type]
-    where = ", ".join(f"{k}={v}" for k, v in {**a2.sizes, **a2.indices, **d.binding}.items())
+    where = ", ".join(f"{k}={v}" for k, v in {**a2.sizes, **a2.indices}.items())
+    if d.binding:       # a `∀`-bound index may share a size's name (`k : Fin oc`, kernel size k)
+        at = ", ".join(f"{k}={v}" for k, v in d.binding.items())
+        where = f"{where}; at {at}" if where else f"at {at}"
     head = "the two sides differ" if witness else "the statement fails"
     msg = f"{head} ({where}): {d.text}" if where else f"{head}: {d.text}"
     return Counterexample(a2, d.lhs, d.rhs, d.index, msg, d.binding, witness)
