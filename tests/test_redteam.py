@@ -392,6 +392,15 @@ def test_true_statements_are_never_refuted(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("text", [
+    # twenty-eighth review: a size tied to something that is not a size (`n = v 0`, `n = -x`)
+    # crashed the search and the witness check; a family defined by a sum of a vector's
+    # entries crashed the engine
+    "theorem bad1 (n : Nat) (v : Vec 1) (h : n = v 0) (x : ℝ) : x * n = x + 1 := by norm",
+    "theorem bad2 (n : Nat) (x : ℝ) (h : n = -x) (y : ℝ) : y * n = y + 1 := by norm",
+    "theorem w5 (n : Nat) (v : Vec 1) (h : n = v 0) (x : ℝ) : x * n ≠ x := by\n"
+    "  witness (v := ![2]) (x := 1)",
+    "theorem k4 (R : Nat) (v : Vec 2) (e : Fin R → ℝ) (h : ∀ (q : Fin R), e q = ∑ (j : Fin 2),"
+    " v j) (r : Fin R) : e r = v 0 + v 1 := by norm",
     # twenty-sixth review: a witness missing `v` read the later `def v : Vec 2` (a traceback)
     "theorem w1 (y : ℝ) (v : Vec 1) : v ≠ (fun (i : Fin 1) => v 0) := by witness (y := 0)\n"
     "def v : Vec 2 := ![0, 1]",

@@ -592,7 +592,7 @@ def test_search_is_deterministic(six):
 def test_search_respects_the_budget(pfile):
     t0 = time.monotonic()
     assert find_counterexample(pfile.env.get("p2"), pfile.env, budget_seconds=0.2) is None
-    assert time.monotonic() - t0 < 0.4
+    assert time.monotonic() - t0 < 1.5      # a bound, not a speed: 2 cores may be busy
 
 
 # ----------------------------------------------------------------------------- sampling
@@ -934,3 +934,26 @@ theorem t2 (x y : ℝ) (h : x = y + 1) : x - y = 2 := by norm
     a = Assignment(reals={"y": 1.0})                 # a witness's evaluation has a budget
     with S.exact_budget(0.01), pytest.raises(EvalError, match="work budget ran out"):
         evaluate(lf.env.get("deep").stmt, lf.env, a, "exact")
+
+
+def test_the_python_of_a_counterexample_binds_every_variable_once(tmp_path) -> None:
+    """Twenty-eighth review: the paste-into-numpy snippet bound `ℓ` and `l` to one Python name
+    (Python reads identifiers in NFKC), renamed `x'` onto a real `x_1`, wrote `v_x₁ = …` (a
+    syntax error) and let a real named `np` shadow numpy."""
+    from shardproof.check import Options, check_paths
+    (tmp_path / ".lemmaroot").write_text("")
+    (tmp_path / "n.lemma").write_text(
+        "theorem nm1 (ℓ l : ℝ) (h : ℓ = l + 1) : ℓ * ℓ = l * l + 1 := by norm\n"
+        "theorem nm2 (x' x_1 : ℝ) (h : x' = x_1 + 1) : x' * x' = x_1 * x_1 + 1 := by norm\n"
+        "theorem nm3 (x₁ : ℝ) : x₁ * x₁ = x₁ := by norm\n"
+        "theorem nm4 (np lambda : ℝ) (v : Vec 2) : np * lambda = np + v 0 := by norm\n")
+    for v in check_paths([tmp_path], Options(search_seconds=2.0)).verdicts:
+        assert v.verdict == "refuted", v
+        code = v.counterexample["python"]
+        ns: dict = {}
+        exec(code, ns)                      # runs, numpy intact
+        assert ns["np"].__name__ == "numpy", code
+        reals = v.counterexample["assignment"]["reals"]
+        values = sorted(float(ns[k]) for k in ns if k not in ("np", "math", "__builtins__")
+                        and not isinstance(ns[k], type(ns["np"])) and not hasattr(ns[k], "shape"))
+        assert values == sorted(float(Fraction(str(x))) for x in reals.values()), code

@@ -19,7 +19,7 @@ from . import terms as T
 from .errors import ImportError_, NameError_, ShardproofError, Span, TypeError_
 from .syntax import decode_source, parse_module, source_lines
 from .types import (TYPE_NAMES, Ctx, Elaborator, FinT, GlobalDecl, GlobalEnv, NatT, Param,
-                    PropT, RealT, Ty, VecT, check_binder_name)
+                    PropT, RealT, Ty, VecT, check_binder_name, is_size_term)
 
 PRELUDE_FILES = ("core.lemma", "batch.lemma", "bn.lemma", "conv.lemma", "loss.lemma")
 ROOT_MARKER = ".lemmaroot"
@@ -370,7 +370,10 @@ def _add_size_equality(prop: T.Term, ctx: Ctx) -> None:
     tied = dict(ctx.subst)
     for side, other in ((prop.lhs, prop.rhs), (prop.rhs, prop.lhs)):
         name = _untied_size(side, tied, ctx)
-        if name is not None and name not in _resolved_names(other, tied):
+        # only a size is a size's value: `n = v 0`, `n = -x`, `n = 4 / 2` stay hypotheses (as
+        # ties they crashed the search and misplaced the type checker's errors)
+        if name is not None and is_size_term(other, ctx) and \
+                name not in _resolved_names(other, tied):
             ctx.subst = ctx.subst + ((name, other),)
             return
 

@@ -25,8 +25,11 @@ value the assignment does not give, a binder type we cannot sample).
 from __future__ import annotations
 
 import itertools
+import keyword
 import math
+import re
 import time
+import unicodedata
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -128,32 +131,53 @@ class Assignment:
 
     def format(self) -> str:
         """Python source a user can paste next to numpy to reproduce the assignment."""
+        py = _py_names([*self.sizes, *self.indices, *self.reals, *self.tensors, *self.families,
+                        *self.maps])
+
+        def name(k: str) -> str:             # (a renamed variable says which one it is)
+            return py[k]
+
+        def note(k: str, extra: str = "") -> str:
+            said = ([] if py[k] == k else [f"`{k}`"]) + ([extra] if extra else [])
+            return f"  # {'; '.join(said)}" if said else ""
         lines = ["import math", "import numpy as np"]
         for k, v in self.sizes.items():
-            lines.append(f"{_py_name(k)} = {int(v)}")
+            lines.append(f"{name(k)} = {int(v)}{note(k)}")
         for k, v in self.indices.items():
-            lines.append(f"{_py_name(k)} = {int(v)}")
+            lines.append(f"{name(k)} = {int(v)}{note(k)}")
         for k, v in self.reals.items():
-            lines.append(f"{_py_name(k)} = {_py_num(v)}")
+            lines.append(f"{name(k)} = {_py_num(v)}{note(k)}")
         for k, v in self.tensors.items():
-            lines.append(f"{_py_name(k)} = {_py_array(v)}")
+            lines.append(f"{name(k)} = {_py_array(v)}{note(k)}")
         for k, fam in self.families.items():
             items = ", ".join(_py_array(a) for a in fam)
-            lines.append(f"{_py_name(k)} = [{items}]  # {k}[r] is replica r's value")
+            lines.append(f"{name(k)} = [{items}]{note(k, f'{k}[r] is replica r’s value')}")
         for k, m in self.maps.items():
             args = ", ".join(f"v{i}" for i in range(max(len(m.widths), 1)))
-            lines.append(f"{_py_name(k)} = lambda {args}, M={_py_matrix(m.M)}, "
+            lines.append(f"{name(k)} = lambda {args}, M={_py_matrix(m.M)}, "
                          f"P={_py_matrix(m.P)}, c={_py_array(m.c)}: "
-                         f"(lambda v: M @ v + c + (P @ v) ** 2)(np.concatenate([{args}]))")
+                         f"(lambda v: M @ v + c + (P @ v) ** 2)(np.concatenate([{args}]))"
+                         f"{note(k)}")
         return "\n".join(lines)
 
 
-def _py_name(name: str) -> str:
-    """A Python identifier for a `.lemma` name (`x'` becomes `x_1`; Greek letters stay)."""
-    if name.isidentifier():
-        return name
-    out = "".join(c if (c.isalnum() or c == "_") else "_1" if c == "'" else "_" for c in name)
-    return out if out.isidentifier() else "v_" + out
+def _py_names(names: list[str]) -> dict[str, str]:
+    """A distinct Python identifier for each `.lemma` name: as Python reads it (NFKC: `x₁` is
+    `x1`, `ℓ` is `l`), a prime `x'` as `x_`, never a keyword, `np`, `math` or the lambdas'
+    `v0…`, and a clash (`ℓ` and `l`, `x'` and `x_`) numbered."""
+    taken = {"np", "math"}
+    out: dict[str, str] = {}
+    for n in names:
+        base = "".join(c if (c.isalnum() or c == "_") else "_"
+                       for c in unicodedata.normalize("NFKC", n))
+        if not base.isidentifier() or keyword.iskeyword(base) or re.fullmatch(r"v\d+", base):
+            base = "v_" + base
+        cand, k = base, 1
+        while unicodedata.normalize("NFKC", cand) in taken:
+            cand, k = f"{base}_{k}", k + 1
+        taken.add(unicodedata.normalize("NFKC", cand))
+        out[n] = cand
+    return out
 
 
 def _json_num(x: Any) -> Any:

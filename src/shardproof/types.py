@@ -889,6 +889,11 @@ def _mentions_fin(t: T.Term, ctx: Ctx) -> bool:
     return any(isinstance(ctx.locals.get(n), FinT) for n in T.free_names(t))
 
 
+def is_size_term(t: T.Term, ctx: Ctx) -> bool:
+    """Built from the context's sizes, natural numerals, `+` and `*`."""
+    return _is_size_term(t, ctx)
+
+
 def _is_size_term(t: T.Term, ctx: Ctx) -> bool:
     cls = type(t)                       # (the common classes first, without isinstance)
     if cls is T.BinOp:

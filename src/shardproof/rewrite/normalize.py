@@ -354,6 +354,8 @@ class Normaliser:
         if isinstance(t, T.Sum):
             names, env2 = self.bind_sum(t.binders, env)
             body = self.tensor(t.body, env2)
+            if not isinstance(body, TVal):        # a sum of reals (`∑ j, v j`) is no vector
+                raise EngineGap("a sum of reals where a vector is expected")
             return FnT(body.size, lambda p: mk_sum(names, body.at(p), self.ctx))
         if isinstance(t, T.Ite):
             c = self.cond(t.cond, env)
