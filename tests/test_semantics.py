@@ -533,7 +533,7 @@ def test_search_refutes_false_variants(six, name):
     g = six.env.get(name)
     t0 = time.monotonic()
     cx = find_counterexample(g, six.env, budget_seconds=2.0)
-    assert time.monotonic() - t0 < 2.5
+    assert time.monotonic() - t0 < 3.5      # the budget bounds it (a second for a busy machine)
     assert isinstance(cx, Counterexample), name
     assert not cx.witness
     # The returned assignment really refutes the statement, exactly.
@@ -560,7 +560,7 @@ def test_search_exact_recheck_with_sqrt(six):
 def test_search_finds_nothing_for_true_statements(six, name):
     t0 = time.monotonic()
     assert find_counterexample(six.env.get(name), six.env, budget_seconds=0.7) is None
-    assert time.monotonic() - t0 < 1.2
+    assert time.monotonic() - t0 < 2.0      # the budget bounds it (a second for a busy machine)
 
 
 @pytest.mark.parametrize("name", ["p1", "p2", "p_gamma"])
