@@ -81,3 +81,20 @@ def test_exact_sign_decides_or_says_it_cannot() -> None:
     assert arith.exact_sign(big) == 0
     with pytest.raises(arith.UndecidedSign):         # too close to call: an error, no guess
         arith.exact_sign(big + sympy.Rational(1, 10 ** 40))
+
+
+def test_the_exact_sign_test_ends() -> None:
+    """Twenty-seventh review: `equals(0)` ran for over ten minutes on an exact zero written as
+    nested square roots (√2+√3+√5+√7+√11 against the root of its square); past a few radicals
+    it is not asked, and the sign is undecided (an error, never a guess)."""
+    import time
+
+    import sympy
+
+    from shardproof import arith
+    roots = sum(sympy.sqrt(p) for p in (2, 3, 5, 7, 11))
+    zero = roots - sympy.sqrt(sympy.expand(roots ** 2))
+    t0 = time.monotonic()
+    with pytest.raises(arith.UndecidedSign):
+        arith.exact_sign(zero)
+    assert time.monotonic() - t0 < 30      # a bound (it was over 600 s), not a speed

@@ -285,6 +285,8 @@ def _e_exp(x: Any) -> Any:
     e = arith.to_exact(x)
     if _sign(e - EXP_LIMIT) > 0:                 # exp of exp of …: sympy's digits never end
         raise EvalError(f"exp of a value above {EXP_LIMIT} is not evaluated exactly")
+    if _sign(e + EXP_LIMIT) < 0:                 # exp(−10³⁰⁰⁰⁰): its digits took minutes
+        raise EvalError(f"exp of a value below -{EXP_LIMIT} is not evaluated exactly")
     return arith.exact_exp(e)
 
 
