@@ -487,6 +487,19 @@ def test_elaboration_of_nested_comparisons_is_not_exponential(tmp_path, monkeypa
     assert large < 5 * small, (small, large)
 
 
+def test_a_chained_comparison_after_many_parentheses_is_reported_quickly(tmp_path,
+                                                                          capsys) -> None:
+    """Twenty-ninth review: the check for `a = b = c` scanned the text before the spot with a
+    regex once per candidate, quadratic in the `(` before it (300,000 took minutes)."""
+    (tmp_path / ".lemmaroot").write_text("")
+    opens = "\n".join("(" * 15_000 for _ in range(20))
+    (tmp_path / "q.lemma").write_text(f"theorem t (a b c : ℝ) :\n{opens}\na = b = c\n")
+    t0 = time.perf_counter()
+    assert cli.main(["check", "--no-cache", str(tmp_path / "q.lemma")]) == 2
+    assert time.perf_counter() - t0 < 30        # a bound (it was minutes), not a speed
+    assert "comparisons do not chain" in capsys.readouterr().err
+
+
 def test_the_import_depth_limit_does_not_depend_on_what_was_loaded_first(tmp_path, monkeypatch,
                                                                          capsys) -> None:
     """Twenty-third review: the 200-file limit counted the files being loaded, so `m0` of a

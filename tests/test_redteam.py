@@ -255,6 +255,19 @@ def g : ℝ := 0 - 0
 theorem L (a : ℝ) : a - a = 0 := by norm
 theorem bad_rw : P := by unfold [P]; rw [L]
 """,
+    # Twenty-ninth review, engine only: after `unfold [P]` the equation `x = y` (untyped: it came
+    # from the unfolding) was read as reals, and the vectors `x`, `y` as the later globals
+    # `def x : ℝ := 0`, `def y : ℝ := 0`.
+    "untyped_equation_reads_later_globals": """
+def P (u v : Vec 2) : Prop := u = v
+theorem t29 (x y : Vec 2) : P x y := by unfold [P]; norm
+def Same (u v : Fin 2 → ℝ) : Prop := u = v
+theorem fam29 (e f : Fin 2 → ℝ) : Same e f := by unfold [Same]; norm
+def x : ℝ := 0
+def y : ℝ := 0
+def e : ℝ := 7
+def f : ℝ := 7
+""",
     "cmp_type_shared": """
 theorem c1 (h : (fun (n : ℝ) => if n ≠ 0 then 1 else 1) 5 = 1) (n : Nat) : n ≠ 0 := by norm
 """,
@@ -278,7 +291,7 @@ theorem mp_tie_true (y : ℝ) : (maxPool3s2 1 1 1 (fun (i : Fin 4) => if i < 2 t
     exp y * (1 + sqrt 2) ^ 3 else exp y * (7 + 5 * sqrt 2)) 0 - exp y * (1 + sqrt 2) ^ 3) *
     100000000000000000000 = 0 := by norm
 """
-FALSE = {"w4", "w3", "bad_rw", "half_eq_one_via_param", "late_fam", "late_fam2", "s6", "k_e", "k_d", "rg1", "rg2", "rg4", "tie_t1", "tie_t3c", "tie_t3b", "st_bad", "st_bad_all", "cap_b4", "cap_b1", "cap_c1", "cap_c10", "cap_s1", "bad_idx", "bad_sum", "c1", "fake_ne", "fake_ne_closed", "fake_ne_le", "fake_ne_pow", "fake_ne_implicit",
+FALSE = {"t29", "fam29", "w4", "w3", "bad_rw", "half_eq_one_via_param", "late_fam", "late_fam2", "s6", "k_e", "k_d", "rg1", "rg2", "rg4", "tie_t1", "tie_t3c", "tie_t3b", "st_bad", "st_bad_all", "cap_b4", "cap_b1", "cap_c1", "cap_c10", "cap_s1", "bad_idx", "bad_sum", "c1", "fake_ne", "fake_ne_closed", "fake_ne_le", "fake_ne_pow", "fake_ne_implicit",
          "inv_mul_zero", "bad_capture", "bad_capture2", "bad_sizes", "bad_member", "every_real_is_zero", "fake_ne_exp", "fake_ne_search", "fake_ne_big", "bad_ite", "fin_oob", "fin_zero", "vec_long", "late_bind", "late_bind2", "bad8", "bad2", "anything", "vac_real", "vac_norm", "pow_ne", "pos_ne", "size_ne", "tiny_sign",
          "tiny_div", "sq_ne", "zero_eq_one", "bad_ne", "clash", "one_eq_zero", "nat_clash", "vec_clash",
          "fin_clash"}

@@ -75,7 +75,8 @@ class Library:
         shown = self.display(p)
         if len(self._loading) >= 2 * MAX_IMPORT_DEPTH:    # each level is a Python frame; a
             # chain this long fails by its depth anyway (below), which is found bottom-up, so
-            # the same file is named whatever was loaded first: this guard only bounds frames
+            # up to twice the limit the same file is named whatever was loaded first: this
+            # guard only bounds frames (past it, the file named depends on the order)
             raise ImportError_(f"imports nested more than {MAX_IMPORT_DEPTH} files deep", via)
         if key in self._loading:
             cycle = self._loading[self._loading.index(key):] + [key]

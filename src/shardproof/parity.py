@@ -558,8 +558,14 @@ def main(argv: list[str] | None = None) -> int:  # pragma: no cover - a thin CLI
 
     def positive(text: str) -> int:
         n = int(text)
-        if n < 1:
-            raise argparse.ArgumentTypeError(f"must be at least 1, not {n}")
+        if not 1 <= n <= 64:           # (a numeric run: 64 replicas of 64 at 224² is ~8 GB)
+            raise argparse.ArgumentTypeError(f"must be from 1 to 64, not {n}")
+        return n
+
+    def base(text: str) -> int:
+        n = int(text)
+        if not 1 <= n <= 16:           # 16: 512 × 512 inputs
+            raise argparse.ArgumentTypeError(f"must be from 1 to 16, not {n}")
         return n
 
     def width(text: str) -> float:
@@ -582,7 +588,7 @@ def main(argv: list[str] | None = None) -> int:  # pragma: no cover - a thin CLI
                     help=f"nets to run (default: all): {', '.join(NETS)}")
     ap.add_argument("--R", type=positive, default=2, help="replicas (default 2)")
     ap.add_argument("--N", type=positive, default=2, help="examples per replica (default 2)")
-    ap.add_argument("--base", type=positive, default=1,
+    ap.add_argument("--base", type=base, default=1,
                     help="input side = base · 2^(the net's downsamplings): 1 gives 32 × 32, "
                          "7 gives 224 × 224 (default 1)")
     ap.add_argument("--width", type=width, default=1.0,

@@ -242,6 +242,8 @@ class Normaliser:
                 return v
             if isinstance(v, IPoly):
                 return self.size_as_real(v)
+            if t.name in env:          # a local of another kind: never a global of its name
+                raise EngineGap(f"`{t.name}` is not a real here")    # (declared later)
             return self.apply_global_value(t.name, [], env, "real")
         if isinstance(t, T.BinOp):
             if t.op in ("+", "-", "*"):
@@ -330,6 +332,8 @@ class Normaliser:
             v = self.lookup(t.name, env)
             if isinstance(v, TVal):
                 return v
+            if t.name in env:          # a local of another kind: never a global of its name
+                raise EngineGap(f"`{t.name}` is not a vector here")
             return self.apply_global_value(t.name, [], env, "tensor")
         if isinstance(t, T.App):
             return self.app(t, env, "tensor")
