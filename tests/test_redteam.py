@@ -268,6 +268,18 @@ def y : ℝ := 0
 def e : ℝ := 7
 def f : ℝ := 7
 """,
+    # Thirtieth review: a hypothesis's `∀ (y : ℝ), y = 0` read the value of the theorem's later
+    # variable `y` (0 in the witness), so `hx` "gave" x = 1 and the `≠` was proved, replayed.
+    "forall_in_a_hypothesis_reads_a_later_variable": """
+theorem d1 (x : ℝ) (hx : x = (if ∀ (y : ℝ), y = 0 then 1 else 0)) (y : ℝ) : x ≠ 0 := by
+  witness (y := 0)
+theorem d4 (x : ℝ) (hx : x = (if ∀ (y : ℝ), y = 0 then 1 else 0)) (y : ℝ) : x ≠ 0 := by
+  witness
+theorem e3 (x : ℝ) (hx : x = (if ∀ (m : Nat), m = 0 then 1 else 0)) (m : Nat) : x ≠ 0 := by
+  witness (m := 0)
+theorem e4 (x : ℝ) (hx : x = (if ∀ (v : Vec 1), v 0 = 0 then 1 else 0)) (v : Vec 1) :
+    x ≠ 0 := by witness (v := ![0])
+""",
     "cmp_type_shared": """
 theorem c1 (h : (fun (n : ℝ) => if n ≠ 0 then 1 else 1) 5 = 1) (n : Nat) : n ≠ 0 := by norm
 """,
@@ -275,6 +287,9 @@ theorem c1 (h : (fun (n : ℝ) => if n ≠ 0 then 1 else 1) 5 = 1) (n : Nat) : n
 # True statements the counterexample search once "refuted" (a hypothesis over reals checked at
 # one sample): they must never come out `refuted`.
 TRUE_CASES = """
+theorem d2 (x : ℝ) (hx : x = (if ∀ (y : ℝ), y = 0 then 1 else 0)) (y : ℝ) : x = 0 := by norm
+theorem d3 (x : ℝ) (hx : x = (if ∀ (y : ℝ), y = 0 then 1 else 0)) : ∀ (y : ℝ), x = 0 := by
+  norm
 theorem hyp_forall (a : ℝ) (h : ∀ (y : ℝ), (if y < 100 then 0 else a) = 0) :
     ∀ (y : ℝ), a = 0 := by norm
 theorem hyp_forall2 (a : ℝ) (h : ∀ (y : ℝ), a * y = 0) : ∀ (y : ℝ), a * a = 0 := by norm
@@ -291,7 +306,7 @@ theorem mp_tie_true (y : ℝ) : (maxPool3s2 1 1 1 (fun (i : Fin 4) => if i < 2 t
     exp y * (1 + sqrt 2) ^ 3 else exp y * (7 + 5 * sqrt 2)) 0 - exp y * (1 + sqrt 2) ^ 3) *
     100000000000000000000 = 0 := by norm
 """
-FALSE = {"t29", "fam29", "w4", "w3", "bad_rw", "half_eq_one_via_param", "late_fam", "late_fam2", "s6", "k_e", "k_d", "rg1", "rg2", "rg4", "tie_t1", "tie_t3c", "tie_t3b", "st_bad", "st_bad_all", "cap_b4", "cap_b1", "cap_c1", "cap_c10", "cap_s1", "bad_idx", "bad_sum", "c1", "fake_ne", "fake_ne_closed", "fake_ne_le", "fake_ne_pow", "fake_ne_implicit",
+FALSE = {"d1", "d4", "e3", "e4", "t29", "fam29", "w4", "w3", "bad_rw", "half_eq_one_via_param", "late_fam", "late_fam2", "s6", "k_e", "k_d", "rg1", "rg2", "rg4", "tie_t1", "tie_t3c", "tie_t3b", "st_bad", "st_bad_all", "cap_b4", "cap_b1", "cap_c1", "cap_c10", "cap_s1", "bad_idx", "bad_sum", "c1", "fake_ne", "fake_ne_closed", "fake_ne_le", "fake_ne_pow", "fake_ne_implicit",
          "inv_mul_zero", "bad_capture", "bad_capture2", "bad_sizes", "bad_member", "every_real_is_zero", "fake_ne_exp", "fake_ne_search", "fake_ne_big", "bad_ite", "fin_oob", "fin_zero", "vec_long", "late_bind", "late_bind2", "bad8", "bad2", "anything", "vac_real", "vac_norm", "pow_ne", "pos_ne", "size_ne", "tiny_sign",
          "tiny_div", "sq_ne", "zero_eq_one", "bad_ne", "clash", "one_eq_zero", "nat_clash", "vec_clash",
          "fin_clash"}

@@ -563,6 +563,24 @@ class _OwnNamesHidden:
         return None if name in self.hidden else self.env.get(name)
 
 
+def _theorem_ev(g: GlobalDecl, env: GlobalEnv, mode: str) -> "_Ev":
+    """An evaluator for theorem ``g``'s statement and hypotheses: the theorem's own names hidden
+    from the globals, and only the statement's leading `∀`s reading their binders over reals,
+    sizes or vectors from the assignment (where the search put their values)."""
+    ev = _Ev(_OwnNamesHidden(env, g), mode)   # type: ignore[arg-type]
+    ev.open_foralls = _leading_foralls(g.stmt)
+    return ev
+
+
+def _leading_foralls(t: Any) -> frozenset[int]:
+    """The `∀` nodes that ``t`` starts with, by identity."""
+    opened = set()
+    while isinstance(t, T.Forall):
+        opened.add(id(t))
+        t = t.body
+    return frozenset(opened)
+
+
 class _Ev:
     """One evaluation context: the global environment, the mode, the live index axes, a cache.
 
@@ -574,6 +592,9 @@ class _Ev:
         if mode not in ("float", "exact"):
             raise ValueError(f"mode must be 'float' or 'exact', got {mode!r}")
         self.env = env
+        # the `∀` nodes whose binders over reals, sizes or vectors take their values from the
+        # assignment: the statement's own leading `∀`s (see :func:`_theorem_ev`), no other
+        self.open_foralls: frozenset[int] = frozenset()
         self.mode = mode
         self.be = _EXACT if mode == "exact" else _FLOAT
         self.axes: list[int] = []
@@ -876,8 +897,9 @@ class _Ev:
 
     def _ev_Forall(self, t: T.Forall, loc: dict) -> Val:
         fins = tuple(b for b in t.binders if _is_fin(b.ty))
-        for b in t.binders:
-            if not _is_fin(b.ty) and b.name not in loc:
+        for b in t.binders:     # (a value in scope under that name may be another variable's:
+            # a hypothesis's `∀ (y : ℝ), y = 0` once read the theorem's later `y`)
+            if not _is_fin(b.ty) and (b.name not in loc or id(t) not in self.open_foralls):
                 raise EvalError(f"`∀ {b.name} : {pretty(b.ty) if b.ty else '?'}` needs a value "
                                 "for it in the assignment")
         D = self.depth
@@ -1053,9 +1075,12 @@ def evaluate(term: T.Term, env: GlobalEnv, assignment: Assignment, mode: str = "
 
     Returns a float (exact mode: a sympy number), a 1-D array (float64 or object), a bool for a
     proposition (float mode compares with ``np.isclose(rtol=1e-9, atol=1e-9)``), or a callable
-    for a function or family value.
+    for a function or family value.  The term's own leading `∀`s over reals, sizes or vectors
+    read their binders from the assignment (a statement's, as the search assigns them); any
+    other such `∀` cannot be evaluated.
     """
     ev = _Ev(env, mode)
+    ev.open_foralls = _leading_foralls(term)
     with np.errstate(all="ignore"):  # exp may overflow to inf: a value, not an error
         return ev.export(ev.ev(term, ev.bind(assignment)))
 
@@ -1261,7 +1286,7 @@ def _draw_base(g: GlobalDecl, env: GlobalEnv, plan: _Plan, sizes: dict[str, int]
                rng: np.random.Generator, data: str) -> Assignment | None:
     a = Assignment(sizes=_resolve_sizes(plan, sizes))
     if plan.size_hyps:
-        ev = _Ev(_OwnNamesHidden(env, g), "float")   # type: ignore[arg-type]
+        ev = _theorem_ev(g, env, "float")
         loc = ev.bind(a)
         for _, h in plan.size_hyps:
             _checkable(h)
@@ -1323,7 +1348,7 @@ def _complete(g: GlobalDecl, env: GlobalEnv, plan: _Plan, base: Assignment, mode
               ) -> Assignment | None:
     """Construct the defined families and vectors from their hypotheses, then check the rest."""
     a = _exactify(base) if mode == "exact" else base.copy()
-    ev = _Ev(_OwnNamesHidden(env, g), mode)   # type: ignore[arg-type]
+    ev = _theorem_ev(g, env, mode)
     if plan.size_hyps:      # in this mode: a draw's float check is no proof (2·10⁻¹⁰ ≈ 0)
         loc = ev.bind(a)
         for _, h in plan.size_hyps:
@@ -1574,7 +1599,7 @@ def _index_binders(g: GlobalDecl) -> list[tuple[str, FinT]]:
 def _locate(g: GlobalDecl, env: GlobalEnv, a: Assignment, mode: str, witness: bool
             ) -> Counterexample | None:
     """Evaluate the statement over every value of the theorem's free indices at once."""
-    ev = _Ev(_OwnNamesHidden(env, g), mode)   # type: ignore[arg-type]
+    ev = _theorem_ev(g, env, mode)
     loc = ev.bind(a)
     idx = _index_binders(g)
     sizes = [_size_of_ty(ty, a.sizes) for _, ty in idx]
@@ -1593,7 +1618,7 @@ def _locate(g: GlobalDecl, env: GlobalEnv, a: Assignment, mode: str, witness: bo
     a2 = a.copy()
     for (name, _), p in zip(idx, pos):
         a2.indices[name] = p
-    ev2 = _Ev(_OwnNamesHidden(env, g), mode)   # type: ignore[arg-type]
+    ev2 = _theorem_ev(g, env, mode)
     d = _judge(g.stmt, ev2, ev2.bind(a2), witness)  # type: ignore[arg-type]
     where = ", ".join(f"{k}={v}" for k, v in {**a2.sizes, **a2.indices}.items())
     if d.binding:       # a `∀`-bound index may share a size's name (`k : Fin oc`, kernel size k)
