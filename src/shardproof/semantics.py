@@ -1532,6 +1532,11 @@ def _judge(prop: T.Term, ev: _Ev, loc: dict, want: bool) -> _Detail:
     """Explain an instance where ``prop`` evaluates to ``want``: the sides and where they differ."""
     if isinstance(prop, T.Forall):
         fins = tuple(b for b in prop.binders if _is_fin(b.ty))
+        # as in `_ev_Forall`: a binder over values is read from the assignment only at the
+        # statement's leading `∀`s (never a value of another scope, even when only explaining)
+        if any(not _is_fin(b.ty) and (b.name not in loc or id(prop) not in ev.open_foralls)
+               for b in prop.binders):
+            raise EvalError("a `∀` over values the assignment does not give")
         D = ev.depth
         loc2, sizes = ev._bind_fins(fins, loc)
         try:
