@@ -290,8 +290,9 @@ def elaborate_decl(d: T.Decl, env: GlobalEnv, el: Elaborator, path: str) -> Glob
         stmt = el.prop(d.stmt, ctx)
         _check_proof_names(d, {h for h, _ in hyps}, env)
         _check_no_nested_ne(stmt, el.cmp_types, env)
+        prop_types = el.positional_types(stmt)
         negative = isinstance(stmt, T.Cmp) and stmt.op == "≠" and \
-            not isinstance(el.positional_types(stmt).get(()), NatT)
+            not isinstance(prop_types.get(()), NatT)
         for step in d.proof.steps if d.proof is not None and not negative else ():
             if step.tactic == "witness":                  # it was silently ignored
                 raise TypeError_("`witness` proves a `≠` between reals or vectors (they differ "
@@ -299,7 +300,7 @@ def elaborate_decl(d: T.Decl, env: GlobalEnv, el: Elaborator, path: str) -> Glob
         return GlobalDecl(d.name, "theorem", tuple(params), None, stmt=stmt,
                           binders=tuple(binders), hyps=tuple(hyps), doc=d.doc, span=d.span,
                           path=path, decl=d, proof=d.proof, size_subst=ctx.subst,
-                          cmp_types=dict(el.cmp_types), prop_types=el.positional_types(stmt))
+                          cmp_types=dict(el.cmp_types), prop_types=prop_types)
     raise AssertionError(d)  # pragma: no cover
 
 

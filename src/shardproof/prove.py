@@ -40,8 +40,8 @@ from .types import (
     VecT,
     is_negative_statement,
     nonzero_names,
-    subst_term,
     ty_to_term,
+    with_ties,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -237,7 +237,8 @@ def _hyp_family(name, hd, env, nz: Normaliser) -> FVal:
 class Prover:
     def __init__(self, g: GlobalDecl, genv: GlobalEnv, fuel: int) -> None:
         self.g = g
-        self.ctx = NFContext(nonzero_names(_tied_hyps(g)), fuel)
+        self.ctx = NFContext(nonzero_names(with_ties([h for _, h in g.hyps], g.size_subst)),
+                             fuel)
         self.nz = Normaliser(genv, self.ctx, g.size_subst)
         self.genv = genv
         self.counter = 0
@@ -523,19 +524,11 @@ def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
                        lemmas, steps)
 
 
-def _tied_hyps(g: GlobalDecl) -> list[T.Term]:
-    """The hypotheses, and the hypotheses with the size ties substituted (`0 < R` under the tie
-    `R := N` that the normaliser reads every `R` by is `0 < N`)."""
-    hyps = [h for _, h in g.hyps]
-    m = dict(g.size_subst)
-    return hyps + [subst_term(h, m) for h in hyps] if m else hyps
-
-
 def _missing_side_conditions(g: GlobalDecl, residual: str | None) -> str | None:
     """Name the hypothesis to add when a residual shows an uncancelled size reciprocal."""
     if not residual:
         return None
-    nz = nonzero_names(_tied_hyps(g))
+    nz = nonzero_names(with_ties([h for _, h in g.hyps], g.size_subst))
     sizes = [n for n, ty in g.binders if isinstance(ty, (NatT, RealT))]
     missing = [n for n in sizes if f"1/{n}" in residual and n not in nz]
     if not missing:

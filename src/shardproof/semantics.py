@@ -134,27 +134,24 @@ class Assignment:
         py = _py_names([*self.sizes, *self.indices, *self.reals, *self.tensors, *self.families,
                         *self.maps])
 
-        def name(k: str) -> str:             # (a renamed variable says which one it is)
-            return py[k]
-
-        def note(k: str, extra: str = "") -> str:
+        def note(k: str, extra: str = "") -> str:    # (a renamed variable says which one)
             said = ([] if py[k] == k else [f"`{k}`"]) + ([extra] if extra else [])
             return f"  # {'; '.join(said)}" if said else ""
         lines = ["import math", "import numpy as np"]
         for k, v in self.sizes.items():
-            lines.append(f"{name(k)} = {int(v)}{note(k)}")
+            lines.append(f"{py[k]} = {int(v)}{note(k)}")
         for k, v in self.indices.items():
-            lines.append(f"{name(k)} = {int(v)}{note(k)}")
+            lines.append(f"{py[k]} = {int(v)}{note(k)}")
         for k, v in self.reals.items():
-            lines.append(f"{name(k)} = {_py_num(v)}{note(k)}")
+            lines.append(f"{py[k]} = {_py_num(v)}{note(k)}")
         for k, v in self.tensors.items():
-            lines.append(f"{name(k)} = {_py_array(v)}{note(k)}")
+            lines.append(f"{py[k]} = {_py_array(v)}{note(k)}")
         for k, fam in self.families.items():
             items = ", ".join(_py_array(a) for a in fam)
-            lines.append(f"{name(k)} = [{items}]{note(k, f'{k}[r] is replica r’s value')}")
+            lines.append(f"{py[k]} = [{items}]{note(k, f'{k}[r] is replica r’s value')}")
         for k, m in self.maps.items():
             args = ", ".join(f"v{i}" for i in range(max(len(m.widths), 1)))
-            lines.append(f"{name(k)} = lambda {args}, M={_py_matrix(m.M)}, "
+            lines.append(f"{py[k]} = lambda {args}, M={_py_matrix(m.M)}, "
                          f"P={_py_matrix(m.P)}, c={_py_array(m.c)}: "
                          f"(lambda v: M @ v + c + (P @ v) ** 2)(np.concatenate([{args}]))"
                          f"{note(k)}")

@@ -617,7 +617,7 @@ class Elaborator:
             return e
         try:
             ok = arith.index_in_range(e, bound, ctx.fin_bounds(), ctx.subst,
-                                      frozenset(nonzero_names(_tied_facts(ctx))))
+                                      frozenset(nonzero_names(with_ties(ctx.facts, ctx.subst))))
         except arith.NotASize:
             raise _err(f"`{pretty(ix)}` is not an index expression (indices are built from "
                        "Fin variables, sizes, numerals, + and *)", ix, ctx) from None
@@ -831,17 +831,17 @@ def nonzero_names(ctx_facts: list[T.Term]) -> set[str]:
     return out
 
 
-def _tied_facts(ctx: Ctx) -> list[T.Term]:
+def with_ties(facts: list[T.Term], ties: tuple[tuple[str, T.Term], ...]) -> list[T.Term]:
     """The facts, and the facts with the size ties substituted: `0 < R` and `R = N` (tied as
-    `R := N`, so a range `Fin R` reads `Fin N`) give `0 < N` too."""
-    m = dict(ctx.subst)
-    return ctx.facts + [subst_term(f, m) for f in ctx.facts] if m else ctx.facts
+    `R := N`, so a range `Fin R` reads `Fin N`, and the normaliser every `R`) give `0 < N`."""
+    m = dict(ties)
+    return facts + [subst_term(f, m) for f in facts] if m else facts
 
 
 def size_nonzero(t: T.Term, ctx: Ctx) -> bool:
     if not _is_monomial(t):
         return False
-    nz = nonzero_names(_tied_facts(ctx))
+    nz = nonzero_names(with_ties(ctx.facts, ctx.subst))
     for nm in _monomial_names(t):
         if nm not in nz:
             return False

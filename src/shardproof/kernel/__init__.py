@@ -367,6 +367,12 @@ def _applied(d: Any, args: tuple[T.Term, ...], goal: Goal, local: dict) -> T.Ter
     return ty
 
 
+def between_sizes(c: T.Cmp, goal: Goal) -> bool:
+    """Are both sides of ``c`` sizes or indices?  (A `≠` between reals says the sides differ
+    for SOME values — a witness shows it —; between sizes, for all of them.)"""
+    return all(_scalar(type_of(x, goal, {})) == "nat" for x in (c.lhs, c.rhs))
+
+
 def _is_vec(ty: Any) -> bool:
     return isinstance(ty, T.App) and ty.fn == T.Var("Vec")
 
@@ -650,8 +656,7 @@ def replay(goal: Goal, trace: list[dict[str, Any]], oracles: frozenset[str] = fr
                     raise Rejected(f"the oracle `{step.get('oracle')}` is not allowed")
                 if not (isinstance(goal.stmt, T.Cmp) and goal.stmt.op == "≠"):
                     raise Rejected("an exact witness shows a `≠`, not this statement")
-                if T.free_names(goal.stmt) and all(_scalar(type_of(x, goal, {})) == "nat"
-                                                   for x in (goal.stmt.lhs, goal.stmt.rhs)):
+                if T.free_names(goal.stmt) and between_sizes(goal.stmt, goal):
                     raise Rejected("a `≠` between sizes is a statement for all sizes")
                 used.add(step["oracle"])
             else:

@@ -36,8 +36,8 @@ from typing import Any
 
 from .. import arith
 from .. import terms as T
-from . import (Goal, Rejected, _holds, _scalar, _strip_forall, nonzero_names, size_fact, subst,
-               type_of, unfold_head)
+from . import (Goal, Rejected, _holds, _strip_forall, between_sizes, nonzero_names, size_fact,
+               subst, unfold_head)
 
 IPoly, RPoly = arith.IPoly, arith.RPoly
 ONE = IPoly.const(1)
@@ -439,10 +439,8 @@ class NF:
             self.statement(body, env)
         elif isinstance(s, T.Cmp) and s.op == "=":
             self.equal(self.ev(s.lhs, env), self.ev(s.rhs, env))
-        # (a `≠` between reals says the sides differ for SOME values: only a witness shows it)
         elif isinstance(s, T.Cmp) and not T.free_names(s) & self.shadowed and \
-                size_fact(s, self.goal) and (s.op != "≠" or all(
-                    _scalar(type_of(x, self.goal, {})) == "nat" for x in (s.lhs, s.rhs))):
+                size_fact(s, self.goal) and (s.op != "≠" or between_sizes(s, self.goal)):
             self.used.add("kernel:size-fact")
         else:
             raise Unsupported(f"a statement of the form {type(s).__name__}")

@@ -641,18 +641,8 @@ def unfold_defs(t: T.Term, names: set[str], genv: GlobalEnv,
         new = {b.name for b in t.binders}         # one named like a def's global keeps it folded
         inner = {n for n in names - new if not _globals_of(genv.get(n)) & new}
         return T.rebind(t, t.binders, unfold_defs(t.body, inner, genv, fuel))
-    def go(u: T.Term) -> T.Term:
-        return unfold_defs(u, names, genv, fuel)
-    if isinstance(t, T.BinOp):
-        return T.BinOp(t.op, go(t.lhs), go(t.rhs), span=t.span)
-    if isinstance(t, T.Neg):
-        return T.Neg(go(t.arg), span=t.span)
-    if isinstance(t, T.Ite):
-        return T.Ite(go(t.cond), go(t.then), go(t.els), span=t.span)
-    if isinstance(t, T.Cmp):
-        return T.Cmp(t.op, go(t.lhs), go(t.rhs), span=t.span)
-    if isinstance(t, T.And):
-        return T.And(go(t.lhs), go(t.rhs), span=t.span)
+    if isinstance(t, (T.BinOp, T.Neg, T.Ite, T.Cmp, T.And)):
+        return t.map_children(lambda u: unfold_defs(u, names, genv, fuel))
     return t
 
 
