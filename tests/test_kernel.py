@@ -216,6 +216,13 @@ def _goal(text: str, name: str) -> tuple[Goal, object]:
 HEAD = "import kit.defs\n"
 
 
+def _goal_env(text: str):
+    """The globals a `_goal` text is elaborated in (for the numeric semantics)."""
+    from shardproof.library import Library
+    lib = Library(ROOT / "lemmas")
+    return lib.load(lib.root / "_kernel_case.lemma", text=text).env
+
+
 def test_index_out_of_range_is_rejected() -> None:
     text = HEAD + """
 theorem bad (e : Fin 2 → Vec 2) (X : Vec 2) (h : ∀ (r : Fin 1), e r = X) (r : Fin 2) :
@@ -787,13 +794,19 @@ def test_an_if_between_sizes_is_a_real_as_the_type_checker_has_it(tmp_path: Path
     """Ninth review: `(if 0 < n then n else n) ≠ 0` is a `≠` between reals for the type checker
     (a witness shows it) but was one between sizes for the kernel (for all n): the verdict
     depended on `--no-replay`.  Both now read it as the type checker does."""
+    assert _verdicts_with_and_without_replay(
+        tmp_path, "theorem wc (n : Nat) : (if 0 < n then n else n) ≠ 0 := by witness (n := 1)\n"
+    ) == {True: "proved", False: "proved"}
+
+
+def _verdicts_with_and_without_replay(tmp_path: Path, text: str) -> dict[bool, str]:
+    """The verdict of the one theorem of ``text``, checked with replay on and off."""
     from shardproof.check import Checker, Options
     (tmp_path / ".lemmaroot").write_text("")
     case = tmp_path / "case.lemma"
-    case.write_text("theorem wc (n : Nat) : (if 0 < n then n else n) ≠ 0 := by witness (n := 1)\n")
-    got = {rep: Checker(Options(search_seconds=1.0, replay=rep)).check_file(case)[0].verdict
-           for rep in (True, False)}
-    assert got == {True: "proved", False: "proved"}
+    case.write_text(text)
+    return {rep: Checker(Options(search_seconds=1.0, replay=rep)).check_file(case)[0].verdict
+            for rep in (True, False)}
 
 
 def test_keys_of_shared_values_are_bounded(tmp_path: Path) -> None:
@@ -1006,13 +1019,9 @@ def test_a_power_of_sizes_is_a_real_as_the_type_checker_has_it(tmp_path: Path) -
     """Twenty-first review: `n ^ 2 ≠ 0` is a `≠` between reals for the type checker (`^` acts on
     reals: a witness shows it) but was one between sizes for the kernel's witness check (for
     all n): the verdict depended on `--no-replay`, as `if` between sizes once did."""
-    from shardproof.check import Checker, Options
-    (tmp_path / ".lemmaroot").write_text("")
-    case = tmp_path / "case.lemma"
-    case.write_text("theorem pw (n : Nat) : n ^ 2 ≠ 0 := by witness (n := 1)\n")
-    got = {rep: Checker(Options(search_seconds=1.0, replay=rep)).check_file(case)[0].verdict
-           for rep in (True, False)}
-    assert got == {True: "proved", False: "proved"}
+    assert _verdicts_with_and_without_replay(
+        tmp_path, "theorem pw (n : Nat) : n ^ 2 ≠ 0 := by witness (n := 1)\n"
+    ) == {True: "proved", False: "proved"}
 
 
 def test_twenty_fourth_review_traces_are_rejected() -> None:
@@ -1141,3 +1150,38 @@ theorem ok (R : Nat) (hR : 0 < R) : R ≠ 0 := by norm
             replay(goal, trace + [{"rule": "norm"}])
     goal, _ = _goal(text, "ok")
     assert "kernel:size-fact" in replay(goal, [{"rule": "norm"}])
+
+
+@pytest.mark.parametrize("R,N", [(2, 2), (3, 2), (2, 3)])
+def test_what_the_new_normal_form_readings_accept_holds_numerically(R: int, N: int) -> None:
+    """The seventh session's normal-form readings (vector `+`, `-`, negation entrywise; size
+    ties chained; a nonzero fact carried through a tie): every theorem the kernel accepts with
+    them holds at R, N ≥ 2 in exact arithmetic, with the hypotheses satisfied; their false
+    variants are in tests/mustfail/ (`rt_vector_*`, `rt_tie_*`)."""
+    from fractions import Fraction as F
+
+    import numpy as np
+
+    from shardproof.semantics import Assignment, evaluate
+    text = HEAD + """
+theorem v1 (R N : Nat) (x y : Vec (R * N)) : x + y = y + x := by norm
+theorem v2 (R N : Nat) (x y : Vec (R * N)) : (x + y) - y = x := by norm
+theorem v3 (R N : Nat) (x y : Vec (R * N)) : x - y = -(y - x) := by norm
+theorem v4 (R N : Nat) (x : Vec (R * N)) : -(-x) = x := by norm
+theorem t1 (R N : Nat) (h : R = N) (hR : 0 < R) (v : ℝ) : 1 / R * (R * v) = v := by norm
+theorem t2 (R N : Nat) (h : R = N) (h3 : R = 3) (v : ℝ) : (∑ (i : Fin N), v) = 3 * v := by norm
+"""
+    rng = np.random.default_rng(R * 10 + N)
+    vec = lambda: [F(int(k), 2) for k in rng.integers(-9, 10, R * N)]
+    cases = {"v1": Assignment(sizes={"R": R, "N": N}, tensors={"x": vec(), "y": vec()}),
+             "v2": Assignment(sizes={"R": R, "N": N}, tensors={"x": vec(), "y": vec()}),
+             "v3": Assignment(sizes={"R": R, "N": N}, tensors={"x": vec(), "y": vec()}),
+             "v4": Assignment(sizes={"R": R, "N": N}, tensors={"x": vec()}),
+             "t1": Assignment(sizes={"R": R, "N": R}, reals={"v": F(7, 3)}),
+             "t2": Assignment(sizes={"R": 3, "N": 3}, reals={"v": F(-5, 2)})}
+    for name, a in cases.items():
+        goal, g = _goal(text, name)
+        replay(goal, [{"rule": "norm"}])                      # the kernel accepts it …
+        env = _goal_env(text)
+        assert all(evaluate(h, env, a, "exact") is True for _, h in g.hyps), name
+        assert evaluate(g.stmt, env, a, "exact") is True, name   # … and it holds there
