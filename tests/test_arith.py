@@ -98,3 +98,53 @@ def test_the_exact_sign_test_ends() -> None:
     with pytest.raises(arith.UndecidedSign):
         arith.exact_sign(zero)
     assert time.monotonic() - t0 < 30      # a bound (it was over 600 s), not a speed
+
+
+@pytest.mark.parametrize("which", ["nested", "power", "six"])
+def test_the_zero_test_is_not_asked_past_its_bounds(which: str) -> None:
+    """Thirty-fourth review: under the old bound (8 radicals), √u·√v − √(uv) with
+    u = 2 + √(3 + √(5 + √7)) (7 radicals, nested three deep) and
+    (1 + √2)^65536·(√2 − 1)^65536 − 1 (one radical) each ran `equals(0)` for minutes.  Both are
+    exact zeros; past the bounds (5 radicals, √ nested three deep, a power past 256) the sign
+    is undecided at once, an error and never a guess — decided by the expression's shape, not by
+    a clock.  The structural decision is tested, so the test cannot pass by being fast."""
+    import sympy
+    from sympy import sqrt
+
+    from shardproof import arith
+    if which == "nested":
+        u, v = 2 + sqrt(3 + sqrt(5 + sqrt(7))), 7 + sqrt(11)
+        zero = sqrt(u) * sqrt(v) - sqrt(sympy.expand(u * v))
+    elif which == "power":
+        zero = (1 + sqrt(2)) ** 65536 * (sqrt(2) - 1) ** 65536 - 1
+    else:                                               # 6 radicals, 2 deep: 6 s
+        u = 2 + sqrt(3) + sqrt(5) + sqrt(7)
+        zero = sqrt(u) * sqrt(11) - sqrt(sympy.expand(u * 11))
+    assert not arith._zero_test_affordable(zero)
+    asked = []
+    with pytest.raises(arith.UndecidedSign):
+        arith.exact_sign(zero, lambda: asked.append(1))
+    assert not asked
+    # within the bounds, a zero is still shown (and charged before sympy runs)
+    small = (1 + sqrt(2)) ** 16 * (sqrt(2) - 1) ** 16 - 1
+    assert arith.exact_sign(small, lambda: asked.append(1)) == 0 and asked == [1]
+
+
+def test_a_square_root_is_charged_before_it_is_computed() -> None:
+    """Thirty-fourth review: a square root of a 1,000-bit radicand takes about 9 ms, but was
+    charged 0.5 ms after the whole array was computed (10⁴ entries: minutes).  Now it is
+    charged by the square of its bits before it runs, and past the budget nothing is computed."""
+    import sympy
+
+    from shardproof import semantics
+    x = sympy.Rational(7, 3) ** 400 + 1                  # about 1,760 bits
+    saved = semantics.WORK[0], semantics.WORK_LIMIT[0]
+    try:
+        semantics.WORK[0], semantics.WORK_LIMIT[0] = 0, 10_000
+        with pytest.raises(semantics.EvalError, match="work budget"):
+            semantics._e_sqrt(x)
+        semantics.WORK[0], semantics.WORK_LIMIT[0] = 0, 10 ** 9
+        semantics._e_sqrt(x)
+        assert semantics.WORK[0] >= semantics._bits(sympy.sympify(x)) ** 2 // 25
+    finally:
+        semantics.WORK[0], semantics.WORK_LIMIT[0] = saved

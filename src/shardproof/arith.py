@@ -13,6 +13,7 @@ that needs no exact reals never pays its import.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
@@ -254,10 +255,11 @@ def _digits(e: sympy.Expr, n: int) -> sympy.Float | None:
     return v if v.is_Float else None
 
 
-def exact_sign(x: object) -> int:
+def exact_sign(x: object, before_zero_test: Callable[[], None] | None = None) -> int:
     """-1, 0 or 1, decided: the sign of a value evaluated to 60 correct digits (300 when it is
     within 1e-50 of zero: √2 − 1.41421…(59 digits) is not 0); 0 only when sympy shows it
-    (``equals(0)``); otherwise :class:`UndecidedSign`, never a guess."""
+    (``equals(0)``, after ``before_zero_test()``, which may charge for it); otherwise
+    :class:`UndecidedSign`, never a guess."""
     e = to_exact(x)
     if e.is_Rational:
         return int(bool(e > 0)) - int(bool(e < 0))
@@ -265,17 +267,35 @@ def exact_sign(x: object) -> int:
         v = _digits(e, n)
         if v is not None and abs(v) > sympy.Float(tiny, n):
             return 1 if v > 0 else -1
-    # `equals(0)` simplifies, down to minimal polynomials whose degree doubles with each
-    # radical: √2+√3+√5+√7 against the root of its square (11 radicals in all) took 2 s, the
-    # same with √11 (16) over 10 minutes.  Past a few it is not asked: undecided.
-    irrational = [a for a in e.atoms(sympy.Pow, sympy.exp)
-                  if not (a.is_Pow and a.exp.is_Integer)]
-    if len(irrational) <= MAX_ZERO_TEST_RADICALS and e.equals(0) is True:
-        return 0
+    if _zero_test_affordable(e):
+        if before_zero_test is not None:
+            before_zero_test()
+        if e.equals(0) is True:
+            return 0
     raise UndecidedSign(f"cannot decide the sign of {e}")
 
 
-MAX_ZERO_TEST_RADICALS = 8
+# `equals(0)` simplifies, down to minimal polynomials whose degree doubles with each radical
+# and grows with each power: √u·√v − √(uv) took 0.2 s with u = 2 + √3 and v = 7 + √11 (6
+# radicals), 26 s with u = 2 + √3 + √5 (8), minutes with u = 2 + √(3 + √(5 + √7)) (7, nested
+# three deep), and (1 + √2)^k·(√2 − 1)^k − 1 took 0.6 s at k = 1024, minutes at 65536.  Past
+# these bounds it is not asked: undecided.
+MAX_ZERO_TEST_RADICALS = 5
+MAX_ZERO_TEST_NESTING = 2
+MAX_ZERO_TEST_POWER = 256
+
+
+def _radicals(e: Any) -> list[Any]:
+    return [a for a in e.atoms(sympy.Pow, sympy.exp) if not (a.is_Pow and a.exp.is_Integer)]
+
+
+def _zero_test_affordable(e: Any) -> bool:
+    radicals = _radicals(e)
+    roots = lambda x: [a for a in _radicals(x) if a.is_Pow]              # noqa: E731
+    nested3 = any(roots(q.args[0]) for r in roots(e) for q in roots(r.args[0]))   # (√ in √ in √)
+    big_power = any(abs(a.exp) > MAX_ZERO_TEST_POWER and not a.base.is_Rational
+                    for a in e.atoms(sympy.Pow) if a.exp.is_Integer)
+    return len(radicals) <= MAX_ZERO_TEST_RADICALS and not nested3 and not big_power
 
 
 def exact_to_float(x: object) -> float:

@@ -254,8 +254,10 @@ class _FloatBackend:
 
 
 def _sign(e: Any) -> int:
+    if not getattr(e, "is_Rational", True):      # charged BEFORE its digits are computed
+        _charge(SIGN_WORK)
     try:
-        return arith.exact_sign(e)
+        return arith.exact_sign(e, lambda: _charge(ZERO_TEST_WORK))
     except arith.UndecidedSign as exc:
         raise EvalError(f"{exc}: evaluated exactly, the value is too close to 0") from None
 
@@ -273,6 +275,7 @@ def _e_sqrt(x: Any) -> Any:
     e = arith.to_exact(x)
     if _bits(e) > SQRT_BITS:                    # sympy factors the radicand: 38k bits, minutes
         raise EvalError(f"a square root of more than {SQRT_BITS:,} bits is not evaluated exactly")
+    _charge(_bits(e) ** 2 // 25)         # before it runs: 1,000 bits took 9 ms (40k units)
     if _sign(e) <= 0:
         return arith.to_exact(0)
     return arith.exact_sqrt(e)
@@ -1814,6 +1817,8 @@ ARRAY_CELLS = 32_000_000         # one array the evaluator would form (∑ over 
 EXACT_CELLS = 10_000
 EXACT_ENTRY_WORK = 16
 IRRATIONAL_WORK = 2_000
+SIGN_WORK = 300                 # an irrational's sign from its digits: about 0.07 ms
+ZERO_TEST_WORK = 4_000_000      # one nominal second: sympy's `equals(0)` within arith's bounds
 NODE_WORK = 1
 TREE_NODES = 1_024       # an exact value's expression, as a tree (the nets' largest: 574)
 
