@@ -545,11 +545,13 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: Checker, options: Options) -
     if is_negative_statement(g):
         v = _decide_ne(g, genv, options)
         if v.verdict == "proved" and options.replay:
-            ktrace = [{"rule": "oracle", "oracle": "oracle:exact-evaluation"}]
+            # The evaluator found the assignment; the kernel re-evaluates it on its own.
+            ktrace = [{"rule": "witness", "assignment": v.counterexample["assignment"]}]
             failure, v.kernel = replay_in_kernel(g, genv, ktrace, checker)
             checker.ktraces[g.name] = ktrace
-            if failure is not None:  # pragma: no cover - the oracle is on the allowlist
+            if failure is not None:
                 v.verdict, v.reason = "unknown", f"the kernel rejects the witness: {failure}"
+                v.rules = v.oracles = []
             v.replayed = failure is None
         return v
     def proved(name: str) -> GlobalDecl | None:
@@ -686,9 +688,9 @@ def replay_in_kernel(g: GlobalDecl, genv: GlobalEnv, ktrace: list[dict[str, Any]
     accepted = frozenset(n for n in cited if isinstance(n, str)
                          and (v := checker.verdict_of(genv.get(n))) is not None
                          and v.verdict == "proved" and v.replayed
-                         and "oracle:exact-evaluation" not in v.kernel)
+                         and not {"kernel:witness", "oracle:exact-evaluation"} & set(v.kernel))
     try:
-        return None, replay(kernel_goal(g, genv, accepted), ktrace, KERNEL_ORACLES)
+        return None, replay(kernel_goal(g, genv, accepted), ktrace)
     except Rejected as e:
         return str(e), []
     except RecursionError:
@@ -696,8 +698,6 @@ def replay_in_kernel(g: GlobalDecl, genv: GlobalEnv, ktrace: list[dict[str, Any]
     except Exception as e:      # a kernel bug rejects the proof (never proves, never crashes)
         return f"the kernel failed ({type(e).__name__}: {e})", []
 
-
-KERNEL_ORACLES = frozenset({"oracle:exact-evaluation"})
 
 
 def _search(g: GlobalDecl, genv: GlobalEnv, options: Options,

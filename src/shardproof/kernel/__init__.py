@@ -17,8 +17,9 @@ definitions and lemma statements in scope, and the engine's trace, and replays e
   equality of sizes), or, for ``norm`` proofs, by the ring comparison: both sides, after δβ,
   are read at a fresh index and compared as polynomials over the same atoms (the ring oracle).
 * ``size_fact`` — ``a ≠ 0`` / ``0 < a`` for a monomial of sizes the hypotheses make nonzero.
-* ``oracle`` — an allow-listed oracle step (the exact-witness evaluation of a ``≠`` theorem);
-  the kernel cannot re-run it and says so in the axioms list.
+* ``witness`` — a ``≠`` theorem at one exact assignment of its variables: the kernel's normal
+  form with every name a number checks the hypotheses and that the two sides differ there
+  (:func:`.nf.check_witness`); the engine's evaluator only proposes the assignment.
 
 Nothing here searches: every choice (position, instance, discharge, definitions to unfold) is
 read from the trace, and every loop is bounded by the term or by explicit fuel.  It imports only
@@ -602,8 +603,8 @@ def close(goal: Goal) -> None:
 RULES = frozenset(["kernel:" + n for n in (
     "delta beta rw discharge-hyp discharge-defeq discharge-sizes discharge-nonzero defeq "
     "size-fact nf-inverse nf-indicator nf-read nf-sum nf-merge nf-hypothesis opaque-congruence "
-    "linear-jacobian").split()] + ["oracle:ring", "oracle:index-ring", "oracle:index-range",
-                                   "oracle:exact-evaluation"])
+    "linear-jacobian witness witness-sqrt-exp").split()] + ["oracle:ring", "oracle:index-ring",
+                                                            "oracle:index-range"])
 
 
 class _Scoped:
@@ -617,8 +618,7 @@ class _Scoped:
         return None if name in self.hidden else self.decls.get(name)
 
 
-def replay(goal: Goal, trace: list[dict[str, Any]], oracles: frozenset[str] = frozenset()
-           ) -> list[str]:
+def replay(goal: Goal, trace: list[dict[str, Any]]) -> list[str]:
     """Replay ``trace`` on ``goal``; returns what the proof rests on: the kernel rules and
     oracles used, ``def:NAME`` for unfolded definitions and ``lemma:NAME`` for cited lemmas.
 
@@ -651,20 +651,15 @@ def replay(goal: Goal, trace: list[dict[str, Any]], oracles: frozenset[str] = fr
             elif rule == "norm":        # the kernel's own normal forms of the two sides agree
                 from .nf import check_statement  # (here: nf imports this module)
                 used |= check_statement(goal)
-            elif rule == "oracle":
-                if step.get("oracle") not in oracles:
-                    raise Rejected(f"the oracle `{step.get('oracle')}` is not allowed")
-                if not (isinstance(goal.stmt, T.Cmp) and goal.stmt.op == "≠"):
-                    raise Rejected("an exact witness shows a `≠`, not this statement")
-                if T.free_names(goal.stmt) and between_sizes(goal.stmt, goal):
-                    raise Rejected("a `≠` between sizes is a statement for all sizes")
-                used.add(step["oracle"])
+            elif rule == "witness":     # a `≠` at one exact assignment, evaluated here
+                from .nf import check_witness
+                used |= check_witness(goal, step["assignment"])
             else:
                 raise Rejected(f"unknown rule `{rule}`")
-            closed = rule in ("defeq", "norm", "oracle")
+            closed = rule in ("defeq", "norm", "witness")
         except Rejected as e:
             raise Rejected(f"step {k + 1} ({rule}): {e}") from None
-        except (KeyError, TypeError, AttributeError, IndexError) as e:   # (malformed)
+        except (KeyError, TypeError, AttributeError, IndexError, ValueError) as e:   # (malformed)
             raise Rejected(f"step {k + 1} ({rule}): malformed step ({e!r})") from None
         except ArithmeticError as e:              # an oracle's bound (ring.TooLarge)
             raise Rejected(f"step {k + 1} ({rule}): {e}") from None

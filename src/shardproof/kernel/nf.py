@@ -31,7 +31,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from functools import cache, reduce
 from itertools import permutations
-from math import prod
+from math import isqrt, prod
 from typing import Any
 
 from .. import arith
@@ -41,6 +41,7 @@ from . import (Goal, Rejected, _holds, _strip_forall, between_sizes, nonzero_nam
 
 IPoly, RPoly = arith.IPoly, arith.RPoly
 ONE = IPoly.const(1)
+MAX_BITS = 1 << 17          # a number at a witness: numerator and denominator together
 
 
 class Unsupported(Rejected):
@@ -84,6 +85,7 @@ class NF:
         self.factors: dict[IPoly, list[IPoly]] = {}
         self.fuel, self.counter = fuel, 0
         self.shadowed: set[str] = set()      # names a `∀` of the statement rebinds
+        self.closed = False                  # at a witness: every variable has a value
         self.used = {"oracle:ring", "kernel:delta", "kernel:beta", "oracle:index-ring"}
 
     def tick(self, cost: int = 1) -> None:
@@ -184,6 +186,9 @@ class NF:
 
     # ---- evaluation
     def ev(self, t: T.Term, env: dict) -> Any:
+        return self.charge(self.value(t, env))
+
+    def value(self, t: T.Term, env: dict) -> Any:
         self.tick()
         if isinstance(t, T.Num):
             v = t.value
@@ -208,6 +213,8 @@ class NF:
             a = self.ev(t.arg, env)
             return V(a.leaves, lambda p: a.read(p).scale(-1)) if isinstance(a, V) else \
                 self.real(a).scale(-1)
+        if isinstance(t, T.VecLit):                            # read at a number only
+            return V([IPoly.const(len(t.items))], _entry([self.real(self.ev(x, env)) for x in t.items]))
         if isinstance(t, T.Ite):
             c = self.cond(t.cond, env)
             a, b = self.ev(t.then, env), self.ev(t.els, env)
@@ -253,7 +260,17 @@ class NF:
 
     def mul(self, a: RPoly, b: RPoly) -> RPoly:
         self.tick(len(a.d) * len(b.d))             # charged before it is formed: fuel bounds time
-        return a * b
+        return self.charge(a * b)
+
+    def charge(self, v: Any) -> Any:
+        """At a witness, a number costs fuel by its length (an operation on long numbers takes
+        longer), and one past MAX_BITS is refused (numbers squared 64 times over)."""
+        if self.closed and isinstance(v, RPoly):
+            bits = sum(c.numerator.bit_length() + c.denominator.bit_length() for c in v.d.values())
+            if bits > MAX_BITS:
+                raise Unsupported(f"a number at the witness past {MAX_BITS:,} bits")
+            self.tick(bits // 64)
+        return v
 
     def cond(self, c: T.Term, env: dict) -> RPoly:
         self.used.add("kernel:nf-indicator")
@@ -293,7 +310,8 @@ class NF:
                 return self.real(self.ev(t.body, {**env, **dict(zip(names, ds))}))
 
             def read(p: IPoly) -> RPoly:    # (an op's key reuses the names `#a…` at new ranges)
-                ds = arith.digits(p, sizes, self.bounds, self.nz)
+                ds = const_digits(p, sizes) if self.closed else \
+                    arith.digits(p, sizes, self.bounds, self.nz)
                 if ds is None:
                     raise Unsupported("a digit of a flat index not shown in range")
                 return at(tuple(ds), frozenset((n, self.bounds.get(n)) for d in ds
@@ -307,6 +325,11 @@ class NF:
 
     # ---- sums
     def sum(self, t: T.Sum, env: dict) -> RPoly:
+        if self.closed:                          # at a witness: term by term
+            b, body = t.binders[0], T.rebind(t, t.binders[1:], t.body) if t.binders[1:] else t.body
+            n = self.const(self.nat(b.ty.args[0], env))
+            return reduce(lambda acc, i: self.charge(acc + self.real(self.ev(
+                body, {**env, b.name: IPoly.const(i)}))), range(int(n)), RPoly())
         e = dict(env)
         binders: list[tuple[str, IPoly]] = []
         for b in t.binders:
@@ -399,10 +422,15 @@ class NF:
         if d.kind == "def":
             return self.ev(d.body, dict(zip(d.params, vals)))
         self.used.add("kernel:opaque-congruence")
+        exact = self.exact_opaque(d, vals) if self.closed else None
+        if exact is not None:
+            return exact
         if _head(d.ret) == "ℝ":
             return RPoly.atom(("f", d.name, tuple(self.real(v).key() for v in vals)))
         env = dict(zip(d.params, vals))
         sizes = tuple(v for v, ty in zip(vals, d.ptypes) if _head(ty) == "Nat")
+        if not all(isinstance(v, IPoly) for v in sizes):   # (a key's index names are in IPolys)
+            raise Unsupported("a size argument of an op that is not a size")
         lv = self.leaves(d.ret.args[0], env)
         keys = tuple(self.argkey(v, ty, env) for p, v, ty in zip(d.params, vals, d.ptypes)
                      if _head(ty) != "Nat" and p != d.linear_in)
@@ -417,6 +445,67 @@ class NF:
             jac = RPoly.atom(("jac", d.name, sizes, keys, k, flat))
             return self.mk_sum(binders, jac * dy.read(flat))
         return V(lv, read)
+
+    # ---- at a witness: numbers
+    def const(self, v: Any) -> Fraction:
+        if isinstance(v, IPoly) and v.is_const():
+            return Fraction(v.const_value())
+        if isinstance(v, RPoly) and v.d.keys() <= {()}:
+            return Fraction(v.d.get((), 0))
+        raise Unsupported("a value at the witness that is not a number")
+
+    def exact_opaque(self, d: Any, vals: list) -> RPoly | None:
+        """The prelude's `sqrt` (Mathlib's: 0 below 0) at a rational square and `exp` at 0, as
+        numbers; None elsewhere (the value stays an atom of its argument)."""
+        if d.name not in ("sqrt", "exp") or d.kind != "opaque" or \
+                not isinstance(vals[0], (RPoly, IPoly)) or not self.real(vals[0]).d.keys() <= {()}:
+            return None                # (a prelude name: a file cannot declare its own `sqrt`)
+        x = self.const(self.real(vals[0]))
+        rn, rd = isqrt(max(x.numerator, 0)), isqrt(x.denominator)
+        if d.name == "exp" and x == 0 or d.name == "sqrt" and \
+                (x <= 0 or rn * rn == x.numerator and rd * rd == x.denominator):
+            self.used.add("kernel:witness-sqrt-exp")
+            return RPoly.const(1 if d.name == "exp" else Fraction(rn, rd) if x > 0 else 0)
+        return None
+
+    def differ(self, a: Any, b: Any) -> bool:
+        """Do two values at the witness differ (vectors and maps: at some index)?  Their
+        difference must be the zero polynomial (equal) or a nonzero number (they differ)."""
+        self.tick()
+        if isinstance(a, (V, F)) and type(a) is type(b):
+            (n, m), get = ((prod(x.leaves, start=ONE) if isinstance(x, V) else x.dom for x in (a, b)),
+                           lambda x, k: x.read(k) if isinstance(x, V) else x.apply(k))
+            if n is None or n != m:
+                raise Unsupported("two sides of different sizes or ranges")
+            return any(self.differ(get(a, IPoly.const(k)), get(b, IPoly.const(k)))
+                       for k in range(int(self.const(n))))
+        d = self.real(a) - self.real(b)
+        if d.d and not d.d.keys() <= {()}:
+            raise Unsupported("the two sides at the witness are not numbers")
+        return bool(d.d)
+
+    def truth(self, p: T.Term, env: dict) -> bool:
+        """A proposition at the witness (a `∀` over a `Fin` range: every index in turn)."""
+        self.tick()
+        if isinstance(p, T.And):
+            return self.truth(p.lhs, env) and self.truth(p.rhs, env)
+        if isinstance(p, T.Forall):
+            b, body = p.binders[0], T.rebind(p, p.binders[1:], p.body) if p.binders[1:] else p.body
+            if _head(b.ty) != "Fin":
+                raise Unsupported("a `∀` over a range that is not a `Fin`")
+            n = self.const(self.nat(b.ty.args[0], env))
+            return all(self.truth(body, {**env, b.name: IPoly.const(i)}) for i in range(int(n)))
+        if isinstance(p, T.Cmp) and p.op in ("=", "≠"):
+            return self.differ(self.ev(p.lhs, env), self.ev(p.rhs, env)) == (p.op == "≠")
+        if isinstance(p, T.Cmp):
+            a, b = self.ev(p.lhs, env), self.ev(p.rhs, env)
+            op, (a, b) = {">": ("<", (b, a)), "≥": ("≤", (b, a))}.get(p.op, (p.op, (a, b)))
+            d = self.const(self.real(b)) - self.const(self.real(a))
+            return d > 0 if op == "<" else d >= 0
+        body = unfold_head(p, self.decls, frozenset(env))      # a `def` of a proposition
+        if body is None:
+            raise Unsupported(f"a proposition of the form {type(p).__name__} at the witness")
+        return self.truth(body, env)
 
     # ---- statements
     def statement(self, s: T.Term, env: dict) -> None:
@@ -508,4 +597,69 @@ def check_statement(goal: Goal) -> set[str]:
     for name, ty in sorted(types.items(), key=lambda nt: _head(nt[1]) != "Nat"):
         env[name] = nfc.var_value(name, ty, env)
     nfc.statement(subst(goal.stmt, defs), env)
+    return nfc.used
+
+
+def const_digits(p: IPoly, sizes: list[IPoly]) -> list[IPoly]:
+    """The digits of a number ``p`` over numeral ranges ``sizes`` (refused outside them)."""
+    if not (p.is_const() and all(b.is_const() for b in sizes)):
+        raise Unsupported("an index at the witness that is not a number")
+    k, out = p.const_value(), []
+    if not 0 <= k < prod(b.const_value() for b in sizes):
+        raise Unsupported("an index at the witness out of its range")
+    for b in reversed(sizes):
+        k, d = divmod(k, b.const_value())
+        out.append(IPoly.const(d))
+    return out[::-1]
+
+
+def _entry(items: list) -> Callable[[IPoly], Any]:
+    """Reading a list at a number in its range."""
+    return lambda p: items[const_digits(p, [IPoly.const(len(items))])[0].const_value()]
+
+
+def _number(x: Any) -> Fraction:
+    """A witness's number: an integer or the text of a fraction (never a float)."""
+    if type(x) is int or type(x) is str:
+        return Fraction(x)
+    raise Unsupported(f"the witness value {x!r} is not an exact number")
+
+
+def check_witness(goal: Goal, assignment: dict) -> set[str]:
+    """A `≠` by an exact witness: every variable of the theorem gets the witness's value (a
+    size, an index in its range, a rational, a vector or replica family of rationals of its
+    size), every hypothesis holds there and the two sides differ there, all decided by the
+    normal form with every name a number.  Raise when one of these does not check."""
+    nfc = NF(goal)
+    nfc.closed = True
+    nfc.used.add("kernel:witness")
+    if not (isinstance(goal.stmt, T.Cmp) and goal.stmt.op == "≠"):
+        raise Rejected("an exact witness shows a `≠`, not this statement")
+    if T.free_names(goal.stmt) and between_sizes(goal.stmt, goal):
+        raise Rejected("a `≠` between sizes is a statement for all sizes")
+    env: dict[str, Any] = {}
+    size = lambda ty: int(nfc.const(nfc.nat(ty.args[0], env)))      # noqa: E731
+    for name, ty in sorted(goal.types.items(), key=lambda nt: _head(nt[1]) != "Nat"):
+        h, fam = _head(ty), isinstance(ty, T.Arrow) and (_head(ty.dom), _head(ty.cod)) == ("Fin", "Vec")
+        if h in ("Nat", "Fin"):
+            v = assignment["sizes" if h == "Nat" else "indices"][name]
+            if type(v) is not int or v < 0 or (h == "Fin" and v >= size(ty)):
+                raise Rejected(f"the witness's `{name}` is not a size or an index in its range")
+            env[name] = IPoly.const(v)
+        elif h == "ℝ":
+            env[name] = RPoly.const(_number(assignment["reals"][name]))
+        elif h == "Vec" or fam:
+            rows = assignment["families"][name] if fam else [assignment["tensors"][name]]
+            n, r_n = size(ty.cod if fam else ty), size(ty.dom) if fam else 1
+            if len(rows) != r_n or any(len(r) != n for r in rows):
+                raise Rejected(f"the witness's `{name}` does not have its type's size")
+            vals = [V([IPoly.const(n)], _entry([RPoly.const(_number(x)) for x in r])) for r in rows]
+            env[name] = F(_entry(vals), IPoly.const(r_n)) if fam else vals[0]
+        else:
+            raise Unsupported(f"a witness for `{name}`, a variable of this type")
+    for hname, hyp in goal.hyps.items():
+        if not nfc.truth(hyp, env):
+            raise Rejected(f"hypothesis `{hname}` does not hold at the witness")
+    if not nfc.truth(goal.stmt, env):
+        raise Rejected("the two sides are equal at the witness")
     return nfc.used

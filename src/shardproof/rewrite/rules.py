@@ -91,8 +91,9 @@ RULES: tuple[Rule, ...] = (
     Rule("compare_normal_forms", "procedure",
          "two terms are equal when their normal forms are identical", "", "prove.Prover.compare"),
     Rule("exact_witness", "procedure",
-         "lhs ≠ rhs holds when an assignment makes the two sides differ in exact arithmetic", "",
-         "prove._decide_ne"),
+         "lhs ≠ rhs holds when an assignment makes the two sides differ in exact arithmetic "
+         "(the engine's evaluator finds it; the replay kernel evaluates it again, "
+         "kernel:witness)", "", "prove._decide_ne"),
     # ---- oracles
     Rule("oracle:ring", "oracle",
          "commutative-ring arithmetic of polynomials over atoms with Fraction coefficients; "
@@ -102,8 +103,9 @@ RULES: tuple[Rule, ...] = (
          "integer polynomial arithmetic of sizes and indices (canonical sorted terms)", "",
          "ipoly.IPoly"),
     Rule("oracle:exact-evaluation", "oracle",
-         "the numeric semantics evaluated in exact arithmetic (rationals, sympy radicals)", "",
-         "semantics"),
+         "the numeric semantics evaluated in exact arithmetic (rationals, sympy radicals): "
+         "re-checks a counterexample before `refuted`, proposes a witness (which the kernel "
+         "re-checks), and alone shows a `≠` only with --no-replay", "", "semantics"),
 )
 
 BY_NAME = {r.name: r for r in RULES}
