@@ -13,6 +13,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from . import terms as T
@@ -543,7 +544,22 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: Checker, options: Options) -
     # `≠` between tensors or reals is a negative result ("not an identity"): proved by an
     # exact witness.  `≠` between sizes is a size fact, decided for all sizes by the engine.
     if is_negative_statement(g):
-        v = _decide_ne(g, genv, options)
+        given = _rational_witness(g) if options.replay else None
+        if given is not None:        # every binder given a rational: the kernel decides alone
+            ktrace = [{"rule": "witness", "assignment": given}]
+            failure, kernel = replay_in_kernel(g, genv, ktrace, checker)
+            if failure is None:
+                checker.ktraces[g.name] = ktrace
+                cex = {"assignment": given, "lhs": None, "rhs": None, "index": None,
+                       "binding": {}, "witness": True, "python": None,
+                       "message": "the two sides differ at the given values (the replay "
+                                  "kernel's exact evaluation)"}
+                return Verdict(g.name, g.path, 0, "proved", 0.0, rules=["exact_witness"],
+                               replayed=True, kernel=kernel, counterexample=cex,
+                               trace=[{"rule": "exact_witness", "at": "",
+                                       "detail": "the given assignment makes the two sides "
+                                                 "differ, evaluated by the replay kernel"}])
+        v = _decide_ne(g, genv, options)      # (it finds or completes a witness, or says why not)
         if v.verdict == "proved" and options.replay:
             # The evaluator found the assignment; the kernel re-evaluates it on its own.
             ktrace = [{"rule": "witness", "assignment": v.counterexample["assignment"]}]
@@ -722,25 +738,51 @@ def _witness_step(g: GlobalDecl) -> T.ProofStep | None:
     return None
 
 
+def _number(t: T.Term) -> Fraction | None:
+    """A numeral of a witness, possibly negated."""
+    if isinstance(t, T.Num):
+        return t.value
+    inner = _number(t.arg) if isinstance(t, T.Neg) else None
+    return -inner if inner is not None else None
+
+
+def _natural(t: T.Term) -> int | None:
+    x = _number(t)
+    return int(x) if x is not None and x.denominator == 1 and x >= 0 else None
+
+
+def _rational_witness(g: GlobalDecl) -> dict[str, Any] | None:
+    """`by witness (…)` as the kernel reads an assignment, when it gives EVERY binder a
+    numeral (a vector a literal of numerals); else None, and the evaluator completes it."""
+    from .types import RealT
+    step = _witness_step(g)
+    given = {na.name: na.value for na in step.assignments} if step is not None else None
+    if given is None or set(given) != {n for n, _ in g.binders}:
+        return None
+    out: dict[str, dict[str, Any]] = {k: {} for k in ("sizes", "reals", "tensors", "families",
+                                                      "indices", "maps")}
+    for name, ty in g.binders:
+        v = given[name]
+        if isinstance(ty, (NatT, FinT)) and _natural(v) is not None:
+            out["sizes" if isinstance(ty, NatT) else "indices"][name] = _natural(v)
+        elif isinstance(ty, RealT) and _number(v) is not None:
+            out["reals"][name] = str(_number(v))
+        elif isinstance(ty, VecT) and isinstance(v, T.VecLit) and \
+                all(_number(x) is not None for x in v.items):
+            out["tensors"][name] = [str(_number(x)) for x in v.items]
+        else:
+            return None
+    return out
+
+
 def _given_witness(g: GlobalDecl, genv: GlobalEnv, step: T.ProofStep) -> dict[str, Any] | None:
     """Check the assignment written in `by witness (R := 2) (X := ![0, 2]) …`, exactly."""
-    from fractions import Fraction
-
     import numpy as np
 
     from . import arith
     from . import semantics as sem
     from .types import RealT as _R
-
-    def number(t: T.Term) -> Fraction | None:       # a numeral, possibly negated
-        if isinstance(t, T.Num):
-            return t.value
-        inner = number(t.arg) if isinstance(t, T.Neg) else None
-        return -inner if inner is not None else None
-
-    def natural(t: T.Term) -> int | None:
-        x = number(t)
-        return int(x) if x is not None and x.denominator == 1 and x >= 0 else None
+    number, natural = _number, _natural
 
     types = dict(g.binders)
     a = sem.Assignment({}, {}, {}, {}, {})
