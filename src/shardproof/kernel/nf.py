@@ -27,6 +27,7 @@ raises :class:`Unsupported`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from fractions import Fraction
 from functools import cache, reduce
@@ -36,8 +37,8 @@ from typing import Any
 
 from .. import arith
 from .. import terms as T
-from . import (Goal, Rejected, _holds, _strip_forall, between_sizes, nonzero_names, size_fact,
-               subst, unfold_head)
+from . import (Goal, Rejected, _holds, _scalar, _strip_forall, between_sizes, nonzero_names,
+               size_fact, subst, type_of, unfold_head)
 
 IPoly, RPoly = arith.IPoly, arith.RPoly
 ONE = IPoly.const(1)
@@ -238,8 +239,8 @@ class NF:
             return V(b.leaves, lambda p: self.mul(s, b.read(p)))
         if isinstance(a, IPoly) and isinstance(b, IPoly) and op in ("+", "*"):
             # (a natural-number `-` is a real one: the type checker allows it only there)
-            if op == "+":
-                return a + b
+            if op == "+" or self.closed:          # (at a witness a size needs no factors)
+                return a + b if op == "+" else self.charge(a * b)
             self.factors.setdefault(a * b, self.factors.get(a, [a]) + self.factors.get(b, [b]))
             return a * b
         if op == "^":
@@ -265,8 +266,9 @@ class NF:
     def charge(self, v: Any) -> Any:
         """At a witness, a number costs fuel by its length (an operation on long numbers takes
         longer), and one past MAX_BITS is refused (numbers squared 64 times over)."""
-        if self.closed and isinstance(v, RPoly):
-            bits = sum(c.numerator.bit_length() + c.denominator.bit_length() for c in v.d.values())
+        if self.closed and isinstance(v, (RPoly, IPoly)):      # (sizes too: n · n · n …)
+            cs = v.d.values() if isinstance(v, RPoly) else [Fraction(c) for _, c in v.terms]
+            bits = sum(c.numerator.bit_length() + c.denominator.bit_length() for c in cs)
             if bits > MAX_BITS:
                 raise Unsupported(f"a number at the witness past {MAX_BITS:,} bits")
             self.tick(bits // 64)
@@ -619,10 +621,11 @@ def _entry(items: list) -> Callable[[IPoly], Any]:
 
 
 def _number(x: Any) -> Fraction:
-    """A witness's number: an integer or the text of a fraction (never a float)."""
-    if type(x) is int or type(x) is str:
+    """A witness's number: an integer or the text `p` or `p/q` (never a float, nor `1e9999…`,
+    which `Fraction` would expand)."""
+    if type(x) is int or type(x) is str and re.fullmatch(r"-?\d{1,5000}(/\d{1,5000})?", x):
         return Fraction(x)
-    raise Unsupported(f"the witness value {x!r} is not an exact number")
+    raise Unsupported(f"the witness value {str(x)[:40]!r} is not an exact number")
 
 
 def check_witness(goal: Goal, assignment: dict) -> set[str]:
@@ -635,8 +638,11 @@ def check_witness(goal: Goal, assignment: dict) -> set[str]:
     nfc.used.add("kernel:witness")
     if not (isinstance(goal.stmt, T.Cmp) and goal.stmt.op == "≠"):
         raise Rejected("an exact witness shows a `≠`, not this statement")
-    if T.free_names(goal.stmt) and between_sizes(goal.stmt, goal):
-        raise Rejected("a `≠` between sizes is a statement for all sizes")
+    types = [type_of(x, goal, {}) for x in (goal.stmt.lhs, goal.stmt.rhs)] \
+        if T.free_names(goal.stmt) else []        # (untyped: a size may hide there)
+    if None in types or types and all(_scalar(ty) == "nat" for ty in types):
+        raise Rejected("a `≠` between sizes (or sides the kernel cannot type) is a statement "
+                       "for all sizes")
     env: dict[str, Any] = {}
     size = lambda ty: int(nfc.const(nfc.nat(ty.args[0], env)))      # noqa: E731
     for name, ty in sorted(goal.types.items(), key=lambda nt: _head(nt[1]) != "Nat"):
