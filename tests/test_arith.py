@@ -100,7 +100,7 @@ def test_the_exact_sign_test_ends() -> None:
     assert time.monotonic() - t0 < 30      # a bound (it was over 600 s), not a speed
 
 
-@pytest.mark.parametrize("which", ["nested", "power", "six"])
+@pytest.mark.parametrize("which", ["nested", "power", "six", "conjugates"])
 def test_the_zero_test_is_not_asked_past_its_bounds(which: str) -> None:
     """Thirty-fourth review: under the old bound (8 radicals), √u·√v − √(uv) with
     u = 2 + √(3 + √(5 + √7)) (7 radicals, nested three deep) and
@@ -117,9 +117,15 @@ def test_the_zero_test_is_not_asked_past_its_bounds(which: str) -> None:
         zero = sqrt(u) * sqrt(v) - sqrt(sympy.expand(u * v))
     elif which == "power":
         zero = (1 + sqrt(2)) ** 65536 * (sqrt(2) - 1) ** 65536 - 1
-    else:                                               # 6 radicals, 2 deep: 6 s
+    elif which == "six":                                # 6 radicals, 2 deep: 6 s
         u = 2 + sqrt(3) + sqrt(5) + sqrt(7)
         zero = sqrt(u) * sqrt(11) - sqrt(sympy.expand(u * 11))
+    else:            # thirty-sixth review: the eight conjugates of √2 + √3 + √5 + √7 multiply
+        # to −215; their 32nd powers (4 radicals, powers ≤ 256) took 4.3 s, the 128th minutes
+        signs = [(a, b, c) for a in (1, -1) for b in (1, -1) for c in (1, -1)]
+        conj = [(a * sqrt(2) + b * sqrt(3) + c * sqrt(5) + sqrt(7)) ** 32 for a, b, c in signs]
+        zero = sympy.Add(sympy.Mul(*conj), -sympy.expand(conj[0]) * sympy.Mul(*conj[1:]),
+                         evaluate=False)                     # (an exact zero)
     assert not arith._zero_test_affordable(zero)
     asked = []
     with pytest.raises(arith.UndecidedSign):
@@ -148,3 +154,15 @@ def test_a_square_root_is_charged_before_it_is_computed() -> None:
         assert semantics.WORK[0] >= semantics._bits(sympy.sympify(x)) ** 2 // 25
     finally:
         semantics.WORK[0], semantics.WORK_LIMIT[0] = saved
+
+
+def test_a_square_root_of_an_irrational_is_bounded_by_its_numbers() -> None:
+    """Thirty-sixth review: the 2,000-bit bound and the charge of a square root read an
+    irrational radicand as 64 bits, so `sqrt ((3 ^ 24000 + 1) * sqrt 2)` ran sympy's factoring of
+    a 38,000-bit integer for minutes; an irrational radicand counts the bits of its numbers."""
+    import sympy
+
+    from shardproof import semantics
+    with pytest.raises(semantics.EvalError, match="square root of more than"):
+        semantics._e_sqrt((sympy.Integer(3) ** 24000 + 1) * sympy.sqrt(2))
+    assert semantics._e_sqrt(4 * sympy.sqrt(2)) == 2 * 2 ** sympy.Rational(1, 4)

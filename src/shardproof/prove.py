@@ -545,10 +545,11 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: Checker, options: Options) -
     # exact witness.  `≠` between sizes is a size fact, decided for all sizes by the engine.
     if is_negative_statement(g):
         given = _rational_witness(g) if options.replay else None
+        direct = None                # the kernel's reason for refusing the given witness
         if given is not None:        # every binder given a rational: the kernel decides alone
             ktrace = [{"rule": "witness", "assignment": given}]
-            failure, kernel = replay_in_kernel(g, genv, ktrace, checker)
-            if failure is None:
+            direct, kernel = replay_in_kernel(g, genv, ktrace, checker)
+            if direct is None:
                 checker.ktraces[g.name] = ktrace
                 cex = {"assignment": given, "lhs": None, "rhs": None, "index": None,
                        "binding": {}, "witness": True, "python": None,
@@ -560,6 +561,8 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: Checker, options: Options) -
                                        "detail": "the given assignment makes the two sides "
                                                  "differ, evaluated by the replay kernel"}])
         v = _decide_ne(g, genv, options)      # (it finds or completes a witness, or says why not)
+        if direct is not None and v.verdict != "proved":
+            v.reason = f"the kernel rejects the given witness: {direct}; then {v.reason}"
         if v.verdict == "proved" and options.replay:
             # The evaluator found the assignment; the kernel re-evaluates it on its own.
             ktrace = [{"rule": "witness", "assignment": v.counterexample["assignment"]}]

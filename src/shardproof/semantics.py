@@ -273,9 +273,11 @@ def _e_div(x: Any, y: Any) -> Any:
 
 def _e_sqrt(x: Any) -> Any:
     e = arith.to_exact(x)
-    if _bits(e) > SQRT_BITS:                    # sympy factors the radicand: 38k bits, minutes
+    bits = _bits(e) if e.is_Rational else \
+        sum(_bits(n) for n in e.atoms(arith.sympy.Rational))   # √((x²⁴⁰⁰⁰ + 1)·√2): minutes
+    if bits > SQRT_BITS:                        # sympy factors the radicand: 38k bits, minutes
         raise EvalError(f"a square root of more than {SQRT_BITS:,} bits is not evaluated exactly")
-    _charge(_bits(e) ** 2 // 25)         # before it runs: 1,000 bits took 9 ms (40k units)
+    _charge(bits ** 2 // 25)             # before it runs: 1,000 bits took 9 ms (40k units)
     if _sign(e) <= 0:
         return arith.to_exact(0)
     return arith.exact_sqrt(e)
@@ -1927,3 +1929,8 @@ def _search(g: GlobalDecl, env: GlobalEnv, plan: _Plan, witness: bool,
             if cx is not None:
                 return cx
     return None
+
+
+# A zero test anywhere in an evaluation (max-pool's exact comparisons in numeric_ops too) is
+# charged before sympy runs it.
+arith.ZERO_TEST_CHARGE[0] = lambda: _charge(ZERO_TEST_WORK)

@@ -271,7 +271,8 @@ class NF:
             bits = sum(c.numerator.bit_length() + c.denominator.bit_length() for c in cs)
             if bits > MAX_BITS:
                 raise Unsupported(f"a number at the witness past {MAX_BITS:,} bits")
-            self.tick(bits // 64)
+            atoms = sum(arith.nodes(m) for m in v.d) if isinstance(v, RPoly) else 0
+            self.tick(bits // 64 + atoms // 16)      # (an atom's key is hashed as a tree)
         return v
 
     def cond(self, c: T.Term, env: dict) -> RPoly:

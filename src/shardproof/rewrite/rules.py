@@ -92,7 +92,8 @@ RULES: tuple[Rule, ...] = (
          "two terms are equal when their normal forms are identical", "", "prove.Prover.compare"),
     Rule("exact_witness", "procedure",
          "lhs ≠ rhs holds when an assignment makes the two sides differ in exact arithmetic "
-         "(the engine's evaluator finds it; the replay kernel evaluates it again, "
+         "(a by-witness giving every binder a numeral goes to the replay kernel alone; any "
+         "other is found or completed by the evaluator and re-checked by the kernel, "
          "kernel:witness)", "", "prove._decide_ne"),
     # ---- oracles
     Rule("oracle:ring", "oracle",
