@@ -104,6 +104,12 @@ CASES = [
          "a.lemma:1:33", "`witness` proves a `≠`", "t"),
     Case("witness_for_sizes", {"a.lemma": "theorem t (R : Nat) : R ≠ 0 := by witness (R := 1)\n"},
          "a.lemma:1:35", "`witness` proves a `≠`", "t"),
+    # thirty-seventh review: a name given twice (the last value won) or one that is not a
+    # variable of the theorem (the witness then ended `unknown`) was no input error
+    Case("witness_twice", {"a.lemma": "theorem t (x : ℝ) : x ≠ 1 := by witness (x := 1) (x := 2)\n"},
+         "a.lemma:1:50", "given twice", "t"),
+    Case("witness_not_a_variable", {"a.lemma": "theorem t (x : ℝ) : x ≠ 1 := by witness (y := 2)\n"},
+         "a.lemma:1:41", "not a variable of `t`", "t"),
     Case("unicode_digit", {"a.lemma": "theorem t (s : ℝ) : s + ١ = s + 1\n"},
          "a.lemma:1:25", "unexpected character '١'", "t"),      # not read as `1`
     Case("unicode_digit_in_a_decimal", {"a.lemma": "theorem t (s : ℝ) : s + 0.٥ = s\n"},

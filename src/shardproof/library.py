@@ -297,6 +297,15 @@ def elaborate_decl(d: T.Decl, env: GlobalEnv, el: Elaborator, path: str) -> Glob
             if step.tactic == "witness":                  # it was silently ignored
                 raise TypeError_("`witness` proves a `≠` between reals or vectors (they differ "
                                  "for some values); this statement is not one", step.span)
+        for step in d.proof.steps if d.proof is not None else ():
+            given: set[str] = set()                       # (the last value once won silently)
+            for na in step.assignments:
+                if na.name not in dict(binders) or na.name in given:
+                    raise NameError_(f"`{na.name}` is given twice in this witness"
+                                     if na.name in given else f"`{na.name}` is not a variable "
+                                     f"of `{d.name}` (a witness gives its variables values)",
+                                     na.span)
+                given.add(na.name)
         return GlobalDecl(d.name, "theorem", tuple(params), None, stmt=stmt,
                           binders=tuple(binders), hyps=tuple(hyps), doc=d.doc, span=d.span,
                           path=path, decl=d, proof=d.proof, size_subst=ctx.subst,
