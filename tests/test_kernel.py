@@ -6,7 +6,8 @@
 * a false statement is never closed by the kernel's own normal form or by definitional
   equality: every refuted or unknown theorem of the must-fail corpus and of the micro-suite;
 * focused cases for each check the kernel makes (ranges, binding of replaced occurrences,
-  citing an unaccepted lemma, oracles outside the allowlist, trailing steps);
+  citing an unaccepted lemma, an `oracle` step (none is accepted), trailing steps;
+  corrupted witnesses);
 * the kernel imports only the standard library, the term module and the arithmetic gateway,
   and stays under its size budget.
 """
