@@ -1245,17 +1245,8 @@ def _witness_case(draw, name: str):
                       tensors={"γ": vec(1), "β": vec(1), "X": X}, indices={"r": r})
 
 
-@settings(max_examples=60, deadline=None, derandomize=True)
-@given(st.data())
-def test_a_witness_the_kernel_accepts_holds_numerically(data) -> None:
-    """`kernel:witness` against the numeric semantics (exact): wherever the kernel accepts an
-    assignment, every hypothesis holds there and the two sides differ there, each evaluated by
-    the evaluator (independent code); where the evaluator finds the sides equal or a
-    hypothesis false, the kernel refuses."""
+def _kernel_agrees_with_the_evaluator(name: str, a) -> None:
     from shardproof.semantics import evaluate
-    name = data.draw(st.sampled_from(["w_sq", "w_mean", "w_sqrt", "w_div", "w_relu", "w_fam",
-                                      "w_shardI", "w_bn"]))
-    a = _witness_case(data.draw, name)
     goal, g = _goal(WITNESS_TEXT, name)
     env = _goal_env(WITNESS_TEXT)
     hyps = all(evaluate(h, env, a, "exact") is True for _, h in g.hyps)
@@ -1269,6 +1260,42 @@ def test_a_witness_the_kernel_accepts_holds_numerically(data) -> None:
     assert not accepted or (hyps and differ), (name, a)
     if not (hyps and differ):
         assert not accepted
+
+
+_WITNESS_SHAPES = ["w_sq", "w_mean", "w_sqrt", "w_div", "w_relu", "w_fam", "w_shardI", "w_bn"]
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(st.data())
+def test_a_witness_the_kernel_accepts_holds_numerically(data) -> None:
+    """`kernel:witness` against the numeric semantics (exact): wherever the kernel accepts an
+    assignment, every hypothesis holds there and the two sides differ there, each evaluated by
+    the evaluator (independent code); where the evaluator finds the sides equal or a
+    hypothesis false, the kernel refuses."""
+    name = data.draw(st.sampled_from(_WITNESS_SHAPES))
+    _kernel_agrees_with_the_evaluator(name, _witness_case(data.draw, name))
+
+
+@pytest.mark.parametrize("R,N", [(2, 2), (3, 2), (2, 3)])
+def test_a_witness_at_two_or_more_replicas_and_examples_holds_numerically(R: int, N: int) -> None:
+    """The same agreement with every replica family at R, N ≥ 2 (the draws above also reach
+    R = 1 and N = 0); the replica shapes each get accepted witnesses and refused ones."""
+    import random
+
+    from shardproof.semantics import Assignment
+    rng = random.Random(R * 10 + N)
+    vec = lambda n: [rng.choice(_VALUES) for _ in range(n)]        # noqa: E731
+    for name in ("w_fam", "w_shardI", "w_bn"):
+        for k in range(6):
+            X = vec(R * N)
+            rows = [X[r * N:(r + 1) * N] for r in range(R)] if k % 3 else [vec(N) for _ in range(R)]
+            parts = {"sizes": {"R": R, "N": N}, "tensors": {"X": X}, "indices": {"r": k % R}}
+            if name == "w_fam":
+                parts["families"] = {"xr": rows}
+            if name == "w_bn":
+                parts["reals"] = {"ε": Fraction(3)}
+                parts["tensors"] |= {"γ": vec(1), "β": vec(1)}
+            _kernel_agrees_with_the_evaluator(name, Assignment(**parts))
 
 
 def test_the_kit_witnesses_replay_and_the_kernel_checks_each_part() -> None:

@@ -785,23 +785,22 @@ def _given_witness(g: GlobalDecl, genv: GlobalEnv, step: T.ProofStep) -> dict[st
     from . import arith
     from . import semantics as sem
     from .types import RealT as _R
-    number, natural = _number, _natural
 
     types = dict(g.binders)
     a = sem.Assignment({}, {}, {}, {}, {})
     for na in step.assignments:
         ty = types.get(na.name)
         v = na.value
-        if isinstance(ty, NatT) and natural(v) is not None:
-            a.sizes[na.name] = natural(v)
-        elif isinstance(ty, _R) and number(v) is not None:
-            a.reals[na.name] = arith.exact(number(v))
+        if isinstance(ty, NatT) and _natural(v) is not None:
+            a.sizes[na.name] = _natural(v)
+        elif isinstance(ty, _R) and _number(v) is not None:
+            a.reals[na.name] = arith.exact(_number(v))
         elif isinstance(ty, VecT) and isinstance(v, T.VecLit) and \
-                all(number(it) is not None for it in v.items):
-            a.tensors[na.name] = np.array([arith.exact(number(it)) for it in v.items],
+                all(_number(it) is not None for it in v.items):
+            a.tensors[na.name] = np.array([arith.exact(_number(it)) for it in v.items],
                                           dtype=object)
-        elif isinstance(ty, FinT) and natural(v) is not None:
-            a.indices[na.name] = natural(v)
+        elif isinstance(ty, FinT) and _natural(v) is not None:
+            a.indices[na.name] = _natural(v)
         else:
             raise Failure(f"witness: cannot use `({na.name} := …)` (give sizes and indices as "
                           "natural numerals, reals as numbers, vectors as ![…] of numbers)")

@@ -257,7 +257,7 @@ def _sign(e: Any) -> int:
     if not getattr(e, "is_Rational", True):      # charged BEFORE its digits are computed
         _charge(SIGN_WORK)
     try:
-        return arith.exact_sign(e, lambda: _charge(ZERO_TEST_WORK))
+        return arith.exact_sign(e)            # (a zero test is charged: ZERO_TEST_CHARGE)
     except arith.UndecidedSign as exc:
         raise EvalError(f"{exc}: evaluated exactly, the value is too close to 0") from None
 

@@ -329,10 +329,8 @@ class NF:
     # ---- sums
     def sum(self, t: T.Sum, env: dict) -> RPoly:
         if self.closed:                          # at a witness: term by term
-            b, body = t.binders[0], T.rebind(t, t.binders[1:], t.body) if t.binders[1:] else t.body
-            n = self.const(self.nat(b.ty.args[0], env))
-            return reduce(lambda acc, i: self.charge(acc + self.real(self.ev(
-                body, {**env, b.name: IPoly.const(i)}))), range(int(n)), RPoly())
+            return reduce(lambda acc, e: self.charge(acc + self.real(self.ev(e[0], e[1]))),
+                          self.instances(t, env), RPoly())
         e = dict(env)
         binders: list[tuple[str, IPoly]] = []
         for b in t.binders:
@@ -471,6 +469,15 @@ class NF:
             return RPoly.const(1 if d.name == "exp" else Fraction(rn, rd) if x > 0 else 0)
         return None
 
+    def instances(self, t: Any, env: dict) -> Any:
+        """A `∑` or `∀` at a witness, its first binder over a numeral `Fin` range: the rest of
+        it at each index in turn, with its environment."""
+        b, body = t.binders[0], T.rebind(t, t.binders[1:], t.body) if t.binders[1:] else t.body
+        if _head(b.ty) != "Fin":
+            raise Unsupported("a `∑` or `∀` over a range that is not a `Fin`")
+        return ((body, {**env, b.name: IPoly.const(i)})
+                for i in range(int(self.const(self.nat(b.ty.args[0], env)))))
+
     def differ(self, a: Any, b: Any) -> bool:
         """Do two values at the witness differ (vectors and maps: at some index)?  Their
         difference must be the zero polynomial (equal) or a nonzero number (they differ)."""
@@ -493,11 +500,7 @@ class NF:
         if isinstance(p, T.And):
             return self.truth(p.lhs, env) and self.truth(p.rhs, env)
         if isinstance(p, T.Forall):
-            b, body = p.binders[0], T.rebind(p, p.binders[1:], p.body) if p.binders[1:] else p.body
-            if _head(b.ty) != "Fin":
-                raise Unsupported("a `∀` over a range that is not a `Fin`")
-            n = self.const(self.nat(b.ty.args[0], env))
-            return all(self.truth(body, {**env, b.name: IPoly.const(i)}) for i in range(int(n)))
+            return all(self.truth(body, e) for body, e in self.instances(p, env))
         if isinstance(p, T.Cmp) and p.op in ("=", "≠"):
             return self.differ(self.ev(p.lhs, env), self.ev(p.rhs, env)) == (p.op == "≠")
         if isinstance(p, T.Cmp):
