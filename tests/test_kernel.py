@@ -819,6 +819,33 @@ def _verdicts_with_and_without_replay(tmp_path: Path, text: str) -> dict[bool, s
             for rep in (True, False)}
 
 
+def test_a_given_witness_is_used_as_written(tmp_path: Path) -> None:
+    """Ninth session: the evaluator, asked to complete a witness the kernel refused, tried every
+    value of a given index (`(i := 0)` was proved at `i = 1`) and let a size tie override a
+    given size (`(N := 3)` under `N = R`, `R := 2`, then blamed `x`'s length).  A given value is
+    now kept: a wrong one ends `unknown` with and without replay, and names the conflict; a size
+    tied to a given one (`N := 3` under `N = R`) is completed from it."""
+    from shardproof.check import Checker, Options
+    (tmp_path / ".lemmaroot").write_text("")
+    case = tmp_path / "case.lemma"
+    case.write_text(
+        "theorem idx (x : Vec 2) (i : Fin 2) : x i ≠ 0 := by witness (x := ![0, 1]) (i := 0)\n"
+        "theorem tie (R N : Nat) (hN : N = R) (x : Vec N) : (∑ (i : Fin N), x i) ≠ 0 := by\n"
+        "  witness (R := 2) (N := 3) (x := ![1, 1, 1])\n"
+        "theorem back (R N : Nat) (hN : N = R) (x : Vec N) : (∑ (i : Fin N), x i) ≠ 0 := by\n"
+        "  witness (N := 3) (x := ![1, 0, 0])\n"
+        "theorem good (x : Vec 2) (i : Fin 2) : x i ≠ 0 := by witness (x := ![0, 1]) (i := 1)\n")
+    for rep in (True, False):
+        vs = {v.name: v for v in Checker(Options(search_seconds=1.0, replay=rep)).check_file(case)}
+        assert vs["idx"].verdict == "unknown" and "equal at the given values" in vs["idx"].reason
+        assert vs["tie"].verdict == "unknown"
+        assert "`N` := 3, but the hypotheses tie it to 2" in vs["tie"].reason
+        assert vs["back"].verdict == vs["good"].verdict == "proved"
+        assert vs["good"].counterexample["assignment"]["indices"] == {"i": 1}
+        assert vs["back"].replayed is (True if rep else None)
+        assert not vs["back"].oracles if rep else vs["back"].oracles == ["oracle:exact-evaluation"]
+
+
 def test_keys_of_shared_values_are_bounded(tmp_path: Path) -> None:
     """Ninth review: `g x y (g x y (… z))` with `u` twice in `g` makes each op's key twice the
     last (keys are hashed and compared as trees): 20 levels took the engine 0.7 s and the

@@ -570,7 +570,11 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: Checker, options: Options) -
             checker.ktraces[g.name] = ktrace
             if failure is not None:
                 v.verdict, v.reason = "unknown", f"the kernel rejects the witness: {failure}"
-                v.rules = v.oracles = []
+                v.rules = []
+            else:                # `proved` rests on the kernel's evaluation, not the evaluator's
+                v.trace = [{**s, "detail": s["detail"] + "; re-evaluated by the replay kernel"}
+                           for s in v.trace]
+            v.oracles = []
             v.replayed = failure is None
         return v
     def proved(name: str) -> GlobalDecl | None:
@@ -805,7 +809,10 @@ def _given_witness(g: GlobalDecl, genv: GlobalEnv, step: T.ProofStep) -> dict[st
             raise Failure(f"witness: cannot use `({na.name} := …)` (give sizes and indices as "
                           "natural numerals, reals as numbers, vectors as ![…] of numbers)")
     with sem.exact_budget(WITNESS_SECONDS):      # nested √ doubled the time per level
-        full = sem.complete_assignment(g, genv, a, mode="exact")
+        try:
+            full = sem.complete_assignment(g, genv, a, mode="exact")
+        except sem.WitnessConflict as e:
+            raise Failure(f"witness: the given values violate a hypothesis: {e}") from None
     if full is None:
         raise Failure("witness: the given values violate a hypothesis")
     for name, ty in g.binders:                       # the given values fit their types
@@ -817,7 +824,7 @@ def _given_witness(g: GlobalDecl, genv: GlobalEnv, step: T.ProofStep) -> dict[st
             raise Failure(f"witness: `{name}` has {len(a.tensors[name])} entries, but it is a "
                           f"`{ty}`")
     with sem.exact_budget(WITNESS_SECONDS):
-        cx = sem.counterexample_at(g, genv, full, mode="exact")
+        cx = sem.counterexample_at(g, genv, full, mode="exact", fixed=frozenset(a.indices))
         return cx.to_dict() if cx is not None else None
 
 

@@ -1417,8 +1417,19 @@ def complete_assignment(g: GlobalDecl, env: GlobalEnv, assignment: Assignment,
     """
     plan = _plan(g)
     a = assignment.copy()
-    a.sizes = {**a.sizes, **_resolve_sizes(plan, a.sizes, default=None)}
+    given = dict(a.sizes)
+    for n, term in plan.tied.items():    # `N = R` with N given and R not: R takes N's value
+        if n in given and isinstance(term, T.Var) and term.name in plan.free_sizes:
+            given.setdefault(term.name, given[n])
+    a.sizes = {**given, **_resolve_sizes(plan, given, default=None)}
+    for n, v in assignment.sizes.items():
+        if a.sizes[n] != v:      # a given size the ties make something else: never overridden
+            raise WitnessConflict(f"`{n}` := {v}, but the hypotheses tie it to {a.sizes[n]}")
     return _complete(g, env, plan, a, mode)          # (which checks the size hypotheses too)
+
+
+class WitnessConflict(Exception):
+    """A given witness value that the theorem's hypotheses contradict."""
 
 
 def _checkable(h: T.Term) -> None:
@@ -1442,15 +1453,17 @@ def _quantifies_beyond_indices(h: T.Term) -> bool:
 
 
 def counterexample_at(g: GlobalDecl, env: GlobalEnv, assignment: Assignment,
-                      mode: str = "exact") -> Counterexample | None:
+                      mode: str = "exact", fixed: frozenset[str] = frozenset()
+                      ) -> Counterexample | None:
     """Does this (complete) assignment refute theorem ``g``?  For a `≠` statement: witness it?
 
     The theorem's free indices (`r : Fin R`) not mentioned by a hypothesis are tried at every
-    value; the first instance found is reported, as :func:`find_counterexample` does.
+    value (except those in ``fixed``: a witness's given indices are kept as written); the first
+    instance found is reported, as :func:`find_counterexample` does.
     """
     try:
         with np.errstate(all="ignore"):
-            return _locate(g, env, assignment, mode, is_negative_statement(g))
+            return _locate(g, env, assignment, mode, is_negative_statement(g), fixed)
     except RecursionError:
         raise EvalError("the statement is nested too deeply to evaluate") from None
     except MemoryError:
@@ -1603,12 +1616,13 @@ def _index_binders(g: GlobalDecl) -> list[tuple[str, FinT]]:
     return [(n, ty) for n, ty in g.binders if isinstance(ty, FinT) and n not in used]
 
 
-def _locate(g: GlobalDecl, env: GlobalEnv, a: Assignment, mode: str, witness: bool
-            ) -> Counterexample | None:
-    """Evaluate the statement over every value of the theorem's free indices at once."""
+def _locate(g: GlobalDecl, env: GlobalEnv, a: Assignment, mode: str, witness: bool,
+            fixed: frozenset[str] = frozenset()) -> Counterexample | None:
+    """Evaluate the statement over every value of the theorem's free indices at once (those in
+    ``fixed`` keep their value in ``a``)."""
     ev = _theorem_ev(g, env, mode)
     loc = ev.bind(a)
-    idx = _index_binders(g)
+    idx = [(n, ty) for n, ty in _index_binders(g) if n not in fixed]
     sizes = [_size_of_ty(ty, a.sizes) for _, ty in idx]
     if any(n <= 0 for n in sizes):
         return None
