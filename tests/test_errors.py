@@ -110,6 +110,12 @@ CASES = [
          "a.lemma:1:50", "given twice", "t"),
     Case("witness_not_a_variable", {"a.lemma": "theorem t (x : ℝ) : x ≠ 1 := by witness (y := 2)\n"},
          "a.lemma:1:41", "not a variable of `t`", "t"),
+    Case("include_of_an_undeclared_name",
+         {"a.lemma": "variable (x : ℝ) (hx : x = 0)\ninclude hxx\ntheorem t : x = x\n"},
+         "a.lemma:2:9", "`hxx` is not declared by an earlier `variable`", hint="did you mean `hx`?"),
+    Case("include_before_its_variable",
+         {"a.lemma": "include hx\nvariable (x : ℝ) (hx : x = 0)\ntheorem t : x = x\n"},
+         "a.lemma:1:9", "`hx` is not declared by an earlier `variable`"),
     Case("unicode_digit", {"a.lemma": "theorem t (s : ℝ) : s + ١ = s + 1\n"},
          "a.lemma:1:25", "unexpected character '١'", "t"),      # not read as `1`
     Case("unicode_digit_in_a_decimal", {"a.lemma": "theorem t (s : ℝ) : s + 0.٥ = s\n"},

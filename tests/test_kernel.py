@@ -846,6 +846,32 @@ def test_a_given_witness_is_used_as_written(tmp_path: Path) -> None:
         assert not vs["back"].oracles if rep else vs["back"].oracles == ["oracle:exact-evaluation"]
 
 
+def test_include_makes_a_variable_hypothesis_one_of_every_later_theorem(tmp_path: Path) -> None:
+    """A `variable` hypothesis a theorem does not name is not one of its hypotheses (Lean's
+    rule: the thirty-eighth review's trap, `x ≠ 1 := by witness (x := 1)` beside
+    `variable (hx : x = 0)`); after `include hx` it is, and a witness must satisfy it.  A
+    given value a hypothesis defines otherwise is not replaced by the definition."""
+    from shardproof.check import Checker, Options
+    (tmp_path / ".lemmaroot").write_text("")
+    case = tmp_path / "case.lemma"
+    case.write_text("variable (x : ℝ) (hx : x = 0)\n"
+                    "theorem before : x ≠ 2 := by witness (x := 1)\n"
+                    "include hx\n"
+                    "theorem after : x ≠ 2 := by witness (x := 1)\n"
+                    "theorem after0 : x ≠ 2 := by witness (x := 0)\n"
+                    "theorem uses : x * 5 = 0 := by rw [hx]; norm\n"
+                    "def notIncluded (y : ℝ) : ℝ := y\n")
+    for rep in (True, False):
+        ck = Checker(Options(search_seconds=1.0, replay=rep))
+        vs = {v.name: v for v in ck.check_file(case)}
+        assert [vs[n].verdict for n in ("before", "after", "after0", "uses")] == \
+            ["proved", "unknown", "proved", "proved"]
+        assert "`x` is given a value, but hypothesis `hx` makes it another" in vs["after"].reason
+    env = ck.load(case).env
+    assert [n for n, _ in env.get("after").hyps] == ["hx"] and not env.get("before").hyps
+    assert [p.name for p in env.get("notIncluded").params] == ["y"]       # theorems only
+
+
 def test_keys_of_shared_values_are_bounded(tmp_path: Path) -> None:
     """Ninth review: `g x y (g x y (… z))` with `u` twice in `g` makes each op's key twice the
     last (keys are hashed and compared as trees): 20 levels took the engine 0.7 s and the

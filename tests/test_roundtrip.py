@@ -139,6 +139,13 @@ def _lemma_texts() -> list[tuple[str, str]]:
     return out
 
 
+def test_include_roundtrips() -> None:
+    text = "variable (x : ℝ) (hx : x = 0)\n\ninclude hx\n\ntheorem t : x * 2 = 0\n"
+    module = parse_module(text, "a.lemma")
+    assert isinstance(module.decls[1], T.Include) and module.decls[1].names == ("hx",)
+    assert parse_module(pretty(module), "a.lemma") == module
+
+
 @pytest.mark.parametrize("name,text", _lemma_texts(), ids=[n for n, _ in _lemma_texts()])
 def test_modules_roundtrip(name: str, text: str) -> None:
     """A whole file printed back parses to the same declarations (docstrings included)."""

@@ -19,7 +19,7 @@ from . import terms as T
 from .errors import ImportError_, NameError_, ShardproofError, Span, TypeError_
 from .syntax import decode_source, parse_module, source_lines
 from .types import (TYPE_NAMES, Ctx, Elaborator, FinT, GlobalDecl, GlobalEnv, NatT, Param,
-                    PropT, RealT, Ty, VecT, check_binder_name, is_size_term)
+                    PropT, RealT, Ty, VecT, _suggest, check_binder_name, is_size_term)
 
 PRELUDE_FILES = ("core.lemma", "batch.lemma", "bn.lemma", "conv.lemma", "loss.lemma")
 ROOT_MARKER = ".lemmaroot"
@@ -166,11 +166,13 @@ def _param_kind(ty: Ty) -> str:
     return "value"
 
 
-def _used_variables(variables: list[T.Binder], d: T.Decl) -> list[T.Binder]:
-    """`variable` binders a declaration mentions (directly or through an included binder's type)."""
+def _used_variables(variables: list[T.Binder], d: T.Decl,
+                    included: frozenset[str] = frozenset()) -> list[T.Binder]:
+    """`variable` binders a declaration mentions (directly or through an included binder's type),
+    and, for a theorem, those named by an earlier `include`."""
     if not variables:
         return []
-    names: set[str] = set()
+    names: set[str] = set(included) if isinstance(d, T.Theorem) else set()
     parts: list[T.Term] = []
     if isinstance(d, (T.Def, T.Theorem, T.Opaque)):
         parts.extend(b.ty for b in d.binders if b.ty is not None)
@@ -196,12 +198,21 @@ def _used_variables(variables: list[T.Binder], d: T.Decl) -> list[T.Binder]:
 def elaborate_module(lf: LoadedFile, lib: Library | None) -> None:
     """Elaborate every declaration of a file in order, adding each to ``lf.env``."""
     variables: list[T.Binder] = []
+    included: set[str] = set()
     seen: dict[str, Span | None] = {}
     for d in lf.module.decls:
         if isinstance(d, T.Import):
             continue
         if isinstance(d, T.Variable):
             variables.extend(d.binders)
+            continue
+        if isinstance(d, T.Include):
+            for name, span in zip(d.names, d.spans):
+                if not any(b.name == name for b in variables):
+                    raise NameError_(f"`include {name}`: `{name}` is not declared by an earlier "
+                                     "`variable`", span,
+                                     hint=_suggest(name, [b.name for b in variables]))
+                included.add(name)
             continue
         name = getattr(d, "name")
         if name in seen or (lf.env.get(name) is not None and lib is not None
@@ -217,7 +228,7 @@ def elaborate_module(lf: LoadedFile, lib: Library | None) -> None:
             # (a redefinition would also change every prelude definition that uses it)
             raise NameError_(f"`{name}` is a built-in of the prelude; choose another name",
                              d.span, theorem=name)
-        extra = _used_variables(variables, d)
+        extra = _used_variables(variables, d, frozenset(included))
         if extra:
             d = type(d)(**{**{f: getattr(d, f) for f in d.__dataclass_fields__},
                            "binders": tuple(extra) + d.binders})

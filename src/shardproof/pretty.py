@@ -182,6 +182,8 @@ def _raw(t: T.Term) -> str:
         return "import " + ".".join(t.path)
     if isinstance(t, T.Variable):
         return "variable " + _binders(t.binders)
+    if isinstance(t, T.Include):
+        return "include " + " ".join(t.names)
     if isinstance(t, T.Module):
         head = f"/-! {t.header} -/\n\n" if t.header else ""
         return head + "\n\n".join(_raw(d) for d in t.decls) + "\n"

@@ -1425,7 +1425,23 @@ def complete_assignment(g: GlobalDecl, env: GlobalEnv, assignment: Assignment,
     for n, v in assignment.sizes.items():
         if a.sizes[n] != v:      # a given size the ties make something else: never overridden
             raise WitnessConflict(f"`{n}` := {v}, but the hypotheses tie it to {a.sizes[n]}")
-    return _complete(g, env, plan, a, mode)          # (which checks the size hypotheses too)
+    out = _complete(g, env, plan, a, mode)          # (which checks the size hypotheses too)
+    for d in plan.defs if out is not None else ():  # a given value a hypothesis defines: kept
+        for part in ("reals", "tensors", "families"):
+            given_v = getattr(assignment, part).get(d.target)
+            if given_v is not None and not _same_values(given_v, getattr(out, part)[d.target]):
+                raise WitnessConflict(f"`{d.target}` is given a value, but hypothesis `{d.hyp}` "
+                                      "makes it another")
+    return out
+
+
+def _same_values(x: Any, y: Any) -> bool:
+    """Equal exact values: numbers, vectors, or replica families (lists of vectors)."""
+    if isinstance(x, list) or isinstance(y, list):
+        return isinstance(x, list) and isinstance(y, list) and len(x) == len(y) and \
+            all(_same_values(p, q) for p, q in zip(x, y))
+    p, q = np.asarray(x, dtype=object), np.asarray(y, dtype=object)
+    return p.shape == q.shape and all(bool(u == v) for u, v in zip(p.ravel(), q.ravel()))
 
 
 class WitnessConflict(Exception):

@@ -112,6 +112,10 @@ class _Builder:
     def variable(self, kids, span):
         return T.Variable(_flatten_binders(k[0] for k in kids), span=span)
 
+    def include(self, kids, span):
+        return T.Include(tuple(k[0] for k in kids), tuple(self._tok_span(k) for k in kids),
+                         span=span)
+
     def decl(self, kids, span):
         doc = None
         attr = None
@@ -707,7 +711,7 @@ def _end_of_previous_token(text: str, pos: int) -> int:
 
 
 _AFTER_BINDERS = "expected another binder `(x : T)` or `:` followed by the statement or type"
-_DECL_KEYWORDS = {"theorem", "lemma", "def", "opaque", "import", "variable", "@["}
+_DECL_KEYWORDS = {"theorem", "lemma", "def", "opaque", "import", "variable", "include", "@["}
 
 
 def _comment_message(text: str, pos: int) -> str:

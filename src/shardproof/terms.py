@@ -242,6 +242,16 @@ class Variable(Decl):
 
 
 @dataclass(frozen=True, slots=True)
+class Include(Decl):
+    """`include hR hN`: every later theorem of the file takes these `variable` binders (and
+    those their types mention) whether it mentions them or not, as Lean's `include`."""
+
+    names: tuple[str, ...]
+    spans: tuple[Span | None, ...] = field(default=(), compare=False, repr=False)
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
 class Def(Decl):
     """`def name binders : type := body` — a transparent definition (unfolded by the engine)."""
 
