@@ -116,6 +116,39 @@ CASES = [
     Case("include_before_its_variable",
          {"a.lemma": "include hx\nvariable (x : ℝ) (hx : x = 0)\ntheorem t : x = x\n"},
          "a.lemma:1:9", "`hx` is not declared by an earlier `variable`"),
+    # thirty-ninth review: text Lean reads in ℕ or in `Fin n`, where it means something else,
+    # was proved here (`/` divides reals, a real `≠` needs one witness, indices do not wrap)
+    Case("natural_division", {"a.lemma": "theorem t (n : Nat) : n / 2 * 2 = n := by norm\n"},
+         "a.lemma:1:23", "Lean reads it in ℕ, where `/` rounds down", "t",
+         hint="make an operand real (a real variable or definition), or multiply out the "
+              "division"),
+    Case("natural_division_in_a_condition",
+         {"a.lemma": "theorem t (x : ℝ) : (if 1 / 2 = 0 then x else 0) = 0 := by norm\n"},
+         "a.lemma:1:25", "Lean reads it in ℕ, where `/` rounds down", "t"),
+    Case("natural_division_in_a_hypothesis",
+         {"a.lemma": "theorem t (R N : Nat) (h : R / N = 2) (x : ℝ) : x = x := by norm\n"},
+         "a.lemma:1:28", "Lean reads it in ℕ, where `/` rounds down", "t"),
+    Case("natural_power_disequation",
+         {"a.lemma": "theorem t (n : Nat) : n ^ 2 ≠ 4 := by witness (n := 0)\n"},
+         "a.lemma:1:23", "every operand of this `≠` is a natural number", "t"),
+    Case("natural_sum_disequation",
+         {"a.lemma": "theorem t (n : Nat) : (∑ (i : Fin n), 1) ≠ 0 := by witness (n := 1)\n"},
+         "a.lemma:1:23", "for ALL values", "t"),
+    Case("index_arithmetic_that_wraps_in_lean",
+         {"a.lemma": "theorem t (x : ℝ) : (fun (i : Fin 1) => if i + 1 = 0 then x else 0) =\n"
+                     "    (fun (i : Fin 1) => 0) := by norm\n"},
+         "a.lemma:1:44", "wrap around modulo n", "t",
+         hint="add a size to the comparison (`i + 1 = n`): then Lean reads it in ℕ too"),
+    Case("numeral_not_below_the_index_range",
+         {"a.lemma": "theorem t (x : ℝ) : (fun (i : Fin 1) => if i < 1 then x else 0) =\n"
+                     "    (fun (i : Fin 1) => x) := by norm\n"},
+         "a.lemma:1:48", "Lean reads the numeral `1`", "t",
+         hint="write the size so that it is (`Fin (m + 2)`), or add a size to the comparison: "
+              "then Lean reads it in ℕ too"),
+    Case("real_disequation_beside_an_index_one_of_the_same_text",
+         {"a.lemma": "theorem t (n : Nat) : (∀ (k : ℝ), k + n ≠ 0) ∧ (∀ (k : Fin 2), k + n ≠ 0) "
+                     ":= by norm\n"},
+         "a.lemma:1:35", "must be the whole statement", "t"),
     Case("unicode_digit", {"a.lemma": "theorem t (s : ℝ) : s + ١ = s + 1\n"},
          "a.lemma:1:25", "unexpected character '١'", "t"),      # not read as `1`
     Case("unicode_digit_in_a_decimal", {"a.lemma": "theorem t (s : ℝ) : s + 0.٥ = s\n"},

@@ -30,6 +30,7 @@ from hypothesis import strategies as st
 
 from shardproof import terms as T
 from shardproof.check import Checker, Options, lemma_files
+from shardproof.errors import ShardproofError
 from shardproof.kernel import Goal, Rejected, replay
 from shardproof.prove import kernel_goal
 from shardproof.rewrite.tactics import replace_like
@@ -803,10 +804,16 @@ def zr : ℝ := 0
 def test_an_if_between_sizes_is_a_real_as_the_type_checker_has_it(tmp_path: Path) -> None:
     """Ninth review: `(if 0 < n then n else n) ≠ 0` is a `≠` between reals for the type checker
     (a witness shows it) but was one between sizes for the kernel (for all n): the verdict
-    depended on `--no-replay`.  Both now read it as the type checker does."""
+    depended on `--no-replay`.  Both now read it as the type checker does.  (Since the
+    thirty-ninth review that text is an input error — Lean reads it in ℕ, for all n —; with a
+    real operand it is a `≠` between reals for all three.)"""
     assert _verdicts_with_and_without_replay(
-        tmp_path, "theorem wc (n : Nat) : (if 0 < n then n else n) ≠ 0 := by witness (n := 1)\n"
+        tmp_path, "theorem wc (n : Nat) (x : ℝ) : (if 0 < n then n + x else n + x) ≠ x := by\n"
+                  "  witness (n := 1) (x := 0)\n"
     ) == {True: "proved", False: "proved"}
+    with pytest.raises(ShardproofError, match="Lean reads it in ℕ, for ALL values"):
+        _verdicts_with_and_without_replay(
+            tmp_path, "theorem wc (n : Nat) : (if 0 < n then n else n) ≠ 0 := by witness (n := 1)\n")
 
 
 def _verdicts_with_and_without_replay(tmp_path: Path, text: str) -> dict[bool, str]:
@@ -912,8 +919,8 @@ theorem cache_bad (ic h w kH kW : Nat) (W3 : Vec (3 * ic * kH * kW))
 def S (v : Vec 3) : ℝ := ∑ (R : Fin 3), v R * (if 0 < R then 1 else 0)
 theorem pos_bad (R : Nat) (hR : 0 < R) (h : ∀ (n : Nat), ∀ (r : Fin n), (if 0 < n then 1 else 0) = 1)
     (v : Vec 3) : S v = ∑ (j : Fin 3), v j := by norm
-def P : Prop := ∀ (k : Nat), (if k < 2 then 1 else 0) = 1
-theorem fin_bad (k : Fin 2) (h : ∀ (r : Fin 2), (if r < 2 then 1 else 0) = 1) : P := by norm
+def P : Prop := ∀ (k : Nat), (if k ≤ 1 then 1 else 0) = 1
+theorem fin_bad (k : Fin 2) (h : ∀ (r : Fin 2), (if r ≤ 1 then 1 else 0) = 1) : P := by norm
 def kr (a : ℝ) : ℝ := 0
 theorem hid_bad (zr : ℝ) : kr 5 = zr := by norm
 def zr : ℝ := 0
@@ -1081,10 +1088,14 @@ theorem t (b c : Nat) (v : Vec b) : bad b v = bad b v := by norm
 def test_a_power_of_sizes_is_a_real_as_the_type_checker_has_it(tmp_path: Path) -> None:
     """Twenty-first review: `n ^ 2 ≠ 0` is a `≠` between reals for the type checker (`^` acts on
     reals: a witness shows it) but was one between sizes for the kernel's witness check (for
-    all n): the verdict depended on `--no-replay`, as `if` between sizes once did."""
+    all n): the verdict depended on `--no-replay`, as `if` between sizes once did.  (Since the
+    thirty-ninth review `n ^ 2 ≠ 0` alone is an input error: Lean reads it in ℕ.)"""
     assert _verdicts_with_and_without_replay(
-        tmp_path, "theorem pw (n : Nat) : n ^ 2 ≠ 0 := by witness (n := 1)\n"
+        tmp_path, "theorem pw (n : Nat) (x : ℝ) : n ^ 2 + x ≠ x := by witness (n := 1) (x := 0)\n"
     ) == {True: "proved", False: "proved"}
+    with pytest.raises(ShardproofError, match="Lean reads it in ℕ, for ALL values"):
+        _verdicts_with_and_without_replay(
+            tmp_path, "theorem pw (n : Nat) : n ^ 2 ≠ 0 := by witness (n := 1)\n")
 
 
 def test_twenty_fourth_review_traces_are_rejected() -> None:

@@ -43,13 +43,13 @@ theorem vac_norm (R : Nat) (x y : ℝ) (h : ∀ (r : Fin R), x = y) : x + 1 = y 
     # (-2)^64 ≠ 2^64 (2^64 ≡ 0), the exact-evaluation oracle trusted it.
     "int_overflow": """
 theorem pow_ne : (-2) ^ 64 ≠ 2 ^ 64 := by witness
-theorem pos_ne : (if 0 < 2 ^ 63 then 1 else 0) ≠ 1 := by witness
+theorem pos_ne (x : ℝ) : (if 0 < 2 ^ 63 then x else 0) ≠ x := by witness
 """,
     # The exact evaluation called a nonzero irrational within 1e-50 of 0 zero (√2 minus its
     # first 59 digits): the witness oracle "showed" y · (1 / y) ≠ 1.
     "tiny_nonzero": """
-theorem tiny_sign : (if 0 < sqrt 2 - 1.4142135623730950488016887242096980785696718753769480731766
-    then 1 else 0) ≠ 1 := by witness
+theorem tiny_sign (x : ℝ) : (if 0 < sqrt 2 - 1.4142135623730950488016887242096980785696718753769480731766
+    then x else 0) ≠ x := by witness
 theorem tiny_div : (sqrt 2 - 1.4142135623730950488016887242096980785696718753769480731766) *
     (1 / (sqrt 2 - 1.4142135623730950488016887242096980785696718753769480731766)) ≠ 1 := by witness
 theorem sq_ne (x : ℝ) (h : x - sqrt 2 = 0) : x * x ≠ 2 :=
@@ -72,7 +72,8 @@ theorem bad_ite (y : ℝ) (h : (if 0 < y then 1 else y) ≠ 0) :
     # literal of the wrong length; and a hypothesis `∀ (y : ℝ), …` was checked at one sampled
     # `y` (another variable's value), so witnesses "existed" where none can.
     "bad_witness": """
-theorem fin_oob (i : Fin 2) (h : i < 7) : (if i < 2 then 1 else 0) ≠ 1 := by witness (i := 5)
+theorem fin_oob (x : ℝ) (i : Fin 2) (h : i = i) : (if i ≤ 1 then x else 0) ≠ x :=
+  by witness (i := 5) (x := 1)
 theorem fin_zero (x : ℝ) (i : Fin 0) (h : i = i) : x ≠ x + 1 := by witness (i := 0) (x := 1)
 theorem vec_long (X Y : Vec 2) (h : ∀ (i : Fin 2), X i - Y i = 0) : X ≠ Y :=
   by witness (X := ![0, 0, 5]) (Y := ![0, 0, 7])
@@ -207,7 +208,7 @@ theorem rg4 (n : Nat) (h : n = 2 * c) (hc : 0 < c) : 1 < n := by rw [h]; norm
     # every `Vec m`) was typed by the theorem's table, keyed by text, where the hypothesis's
     # `x = cut2 x` is about `Vec 2`: compared at indices below 2 only (false at m = 3).
     "unfolded_equation_typed_by_hypothesis": """
-def cut2 {n : Nat} (x : Vec n) : Vec n := fun (i : Fin n) => if i < 2 then x i else 0
+def cut2 {n : Nat} (x : Vec n) : Vec n := fun (i : Fin n) => if i < 0 * n + 2 then x i else 0
 def P : Prop := ∀ (m : Nat) (x : Vec m), x = cut2 x
 theorem k_e (m : Nat) (hm : m = 2) (h : ∀ (x : Vec 2), x = cut2 (n := m) x) : P := by
   unfold [P]; norm
@@ -218,7 +219,7 @@ theorem k_d (m : Nat) (hm : m = 2)
     # `x = cut2 x` (every `Vec m`) took the type of the first conjunct's `x = cut2 x` (`Vec 2`).
     # Equations are now typed by position, never by text.
     "unfolded_equation_typed_by_a_sibling": """
-def cut2 {n : Nat} (x : Vec n) : Vec n := fun (i : Fin n) => if i < 2 then x i else 0
+def cut2 {n : Nat} (x : Vec n) : Vec n := fun (i : Fin n) => if i < 0 * n + 2 then x i else 0
 def P2 : Prop := ∀ (m : Nat) (x : Vec m), x = cut2 (n := m) x
 theorem s6 (m : Nat) (hm : m = 2) : (∀ (x : Vec 2), x = cut2 (n := m) x) ∧ P2 := by
   unfold [P2]; norm
@@ -229,7 +230,7 @@ theorem s6 (m : Nat) (hm : m = 2) : (∀ (x : Vec 2), x = cut2 (n := m) x) ∧ P
     "variable_statement_read_as_a_later_global": """
 def Q (F : Fin 2 → Prop) : Prop := F 0
 def F (r : Fin 2) : Prop := 0 = 0
-theorem half_eq_one_via_param : Q (fun (r : Fin 2) => 1 / 2 = 1) := by norm
+theorem half_eq_one_via_param : Q (fun (r : Fin 2) => 0 = 1) := by norm
 theorem late_fam (Pv : Fin 2 → Prop) : Pv 0 := by norm
 theorem late_fam2 (Pv : Fin 2 → Prop) (x : ℝ) : x = x ∧ Pv 1 := by norm
 def Pv (r : Fin 2) : Prop := r = r
@@ -238,7 +239,7 @@ def Pv (r : Fin 2) : Prop := r = r
     # global of its name declared later (`def i : Nat := 5` for `i : Fin 2`; a `Vec 2` for a
     # `Vec 1`) and "proved" a `≠` that has no witness, with replay on (the oracle evaluates).
     "witness_reads_a_later_global": """
-theorem w4 (y : ℝ) (i : Fin 2) (h : i = i) : (if i < 2 then y else y + 1) ≠ y := by
+theorem w4 (y : ℝ) (i : Fin 2) (h : i = i) : (if i ≤ 1 then y else y + 1) ≠ y := by
   witness (y := 0)
 def i : Nat := 5
 theorem w3 (y : ℝ) (v : Vec 1) :

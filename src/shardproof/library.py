@@ -19,7 +19,8 @@ from . import terms as T
 from .errors import ImportError_, NameError_, ShardproofError, Span, TypeError_
 from .syntax import decode_source, parse_module, source_lines
 from .types import (TYPE_NAMES, Ctx, Elaborator, FinT, GlobalDecl, GlobalEnv, NatT, Param,
-                    PropT, RealT, Ty, VecT, _suggest, check_binder_name, is_size_term)
+                    PropT, RealT, Ty, VecT, _suggest, check_binder_name, is_size_term,
+                    nat_operands)
 
 PRELUDE_FILES = ("core.lemma", "batch.lemma", "bn.lemma", "conv.lemma", "loss.lemma")
 ROOT_MARKER = ".lemmaroot"
@@ -300,8 +301,17 @@ def elaborate_decl(d: T.Decl, env: GlobalEnv, el: Elaborator, path: str) -> Glob
     if isinstance(d, T.Theorem):
         stmt = el.prop(d.stmt, ctx)
         _check_proof_names(d, {h for h, _ in hyps}, env)
-        _check_no_nested_ne(stmt, el.cmp_types, env)
         prop_types = el.positional_types(stmt)
+        _check_no_nested_ne(stmt, prop_types, env)
+        if isinstance(stmt, T.Cmp) and stmt.op == "≠" and \
+                not isinstance(prop_types.get(()), NatT) and \
+                nat_operands(stmt.lhs, ctx) and nat_operands(stmt.rhs, ctx):
+            raise TypeError_("every operand of this `≠` is a natural number, so Lean reads it in "
+                             "ℕ, for ALL values; here `^`, `∑` or `if` makes its sides reals, and a "
+                             "`≠` between reals says they differ for SOME values (a witness): "
+                             "the same text would state something else", stmt.span,
+                             hint="write it between sizes (`+`, `*` only), or give a side a "
+                                  "real operand")
         negative = isinstance(stmt, T.Cmp) and stmt.op == "≠" and \
             not isinstance(prop_types.get(()), NatT)
         for step in d.proof.steps if d.proof is not None and not negative else ():
@@ -324,32 +334,32 @@ def elaborate_decl(d: T.Decl, env: GlobalEnv, el: Elaborator, path: str) -> Glob
     raise AssertionError(d)  # pragma: no cover
 
 
-def _check_no_nested_ne(stmt: T.Term, cmp_types: dict, env: GlobalEnv) -> None:
+def _check_no_nested_ne(stmt: T.Term, prop_types: dict, env: GlobalEnv) -> None:
     """A `≠` between reals or vectors says the sides differ for SOME values (a witness shows
     it) only as a whole statement; under `∀`, inside `∧` or inside a `Prop`-valued definition the
     statement applies, the checker would read it for ALL values (reviews had
     `∀ (i : Fin n), x + 1 ≠ x + 1` refuted, though its own witness n := 0 holds, also through a
-    definition): there it is an error, as it would be ambiguous."""
-    todo = [(stmt.body, cmp_types, None)] if isinstance(stmt, T.Forall) else \
-        [(stmt.lhs, cmp_types, None), (stmt.rhs, cmp_types, None)] \
-        if isinstance(stmt, T.And) else [(stmt, cmp_types, None)]
-    top = stmt
+    definition): there it is an error, as it would be ambiguous.  Each comparison's type is
+    looked up by its position (``prop_types``): by text, `(∀ (k : ℝ), k + 1 ≠ 0) ∧ (∀ (k : Fin 2),
+    k + 1 ≠ 0)` shared one key, the later scope's type won, and the real `≠` passed (the
+    thirty-ninth review)."""
+    todo: list[tuple[T.Term, dict, tuple[int, ...], T.Term | None]] = [(stmt, prop_types, (), None)]
     while todo:
-        s, types, via = todo.pop()
+        s, types, path, via = todo.pop()
         head = s.fn if isinstance(s, T.App) else s
         g = env.get(head.name) if isinstance(head, T.Var) else None
         if g is not None and g.kind == "def" and isinstance(g.ret_ty, PropT):
-            todo.append((g.body, g.cmp_types or {}, via or s))
-        elif isinstance(s, T.Cmp) and s.op == "≠" and not isinstance(types.get(s), NatT) and \
-                (s is not top or via is not None):
+            todo.append((g.body, g.prop_types or {}, (), via or s))
+        elif isinstance(s, T.Cmp) and s.op == "≠" and not isinstance(types.get(path), NatT) and \
+                (path or via is not None):
             raise TypeError_("a `≠` between reals or vectors (they differ for SOME values) must "
                              "be the whole statement, not under `∀`, inside `∧` or inside a "
                              "definition: state it as a theorem of its own",
                              (via or s).span)
         elif isinstance(s, T.Forall):
-            todo.append((s.body, types, via))
+            todo.append((s.body, types, path + (0,), via))
         elif isinstance(s, T.And):
-            todo += [(s.lhs, types, via), (s.rhs, types, via)]
+            todo += [(s.lhs, types, path + (0,), via), (s.rhs, types, path + (1,), via)]
 
 
 def _check_proof_names(d: T.Theorem, hyps: set[str], env: GlobalEnv) -> None:

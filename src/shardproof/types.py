@@ -462,10 +462,13 @@ class Elaborator:
             a, aty = self.elab(t.lhs, ctx, RealT())
         if isinstance(aty, RealT) and isinstance(bty, NatT):
             b, bty = self.elab(t.rhs, ctx, RealT())
+        if not (is_nat(aty) and is_nat(bty)):
+            _lean_reads_in_nat(t, a, b, ctx)
         op = t.op
         if op in (">", "≥"):             # `R > 0` is `0 < R`, as in Lean: one form for the facts
             op, a, b = {">": "<", "≥": "≤"}[op], b, a
         if is_nat(aty) and is_nat(bty):
+            _lean_reads_in_fin(t, a, b, ctx)
             if op == "≤" and a == T.Num(Fraction(1)):     # `1 ≤ R` is `0 < R` for a size
                 op, a = "<", T.Num(Fraction(0), span=a.span)
             out = T.Cmp(op, a, b, span=t.span)
@@ -795,6 +798,113 @@ def is_negative_statement(g: GlobalDecl) -> bool:
     """
     return isinstance(g.stmt, T.Cmp) and g.stmt.op == "≠" and \
         not isinstance(g.prop_types.get(()), NatT)
+
+
+def _lean_reads_in_nat(t: T.Cmp, a: T.Term, b: T.Term, ctx: Ctx) -> None:
+    """Refuse a comparison typed real here whose `/` Lean reads in ℕ, where it rounds down.
+
+    Lean elaborates a comparison's arithmetic as one tree whose type is the largest of its
+    operands' (`binop%`): with every operand a natural number it is ℕ, and `1 / 2 = 0`; here
+    `/` always divides reals.  The same text would be two statements (the thirty-ninth review
+    had `n / 2 * 2 = n` proved)."""
+    if (_has_division(a) or _has_division(b)) and \
+            nat_operands(a, ctx) and nat_operands(b, ctx):
+        raise _err("every operand of this comparison is a natural number, so Lean reads it in "
+                   "ℕ, where `/` rounds down (`1 / 2 = 0`); here `/` divides reals: the same "
+                   "text would state something else", t, ctx,
+                   hint="make an operand real (a real variable or definition), or multiply out "
+                        "the division")
+
+
+def _lean_reads_in_fin(t: T.Cmp, a: T.Term, b: T.Term, ctx: Ctx) -> None:
+    """Refuse a comparison of indices that Lean computes in `Fin n`, where it means something
+    else.  With every operand an index of `Fin n` or a numeral, Lean's comparison is in `Fin n`:
+    `+` and `*` wrap modulo n and a numeral k is k mod n (in `Fin 1`, `i + 1 = 0` holds and
+    `i < 1` does not); here indices are natural numbers.  The two agree without arithmetic
+    when every numeral is below n (the thirty-ninth review had both forms proved)."""
+    sizes: list[T.Term] = []
+    nums: list[T.Num] = []
+    if not (_fin_operands(a, ctx, sizes, nums) and _fin_operands(b, ctx, sizes, nums)) or \
+            not sizes:
+        return
+    hint = "add a size to the comparison (`i + 1 = n`): then Lean reads it in ℕ too"
+    if isinstance(a, T.BinOp) or isinstance(b, T.BinOp):        # (operands: `+`, `*` only)
+        raise _err("every operand of this comparison is an index or a numeral, so Lean computes "
+                   "it in `Fin n`, where `+` and `*` wrap around modulo n; here indices are "
+                   "natural numbers: the same text would state something else", t, ctx,
+                   hint=hint)
+    for k in nums:
+        if k.value != 0 and not all(_below(k, n, ctx) for n in sizes):
+            raise _err(f"Lean reads the numeral `{pretty(k)}` compared with an index of "
+                       f"`Fin {pretty(sizes[0])}` modulo that size (in `Fin 1`, `1` is `0`); here "
+                       "it is the natural number, and the size is not known to be larger", k, ctx,
+                       hint=f"write the size so that it is (`Fin (m + {k.value + 1})`), or add a "
+                            "size to the comparison: then Lean reads it in ℕ too")
+
+
+def _fin_operands(t: T.Term, ctx: Ctx, sizes: list[T.Term], nums: list[T.Num]) -> bool:
+    """Is every operand of this tree (through `+` and `*`) a numeral or an index (a variable of
+    type `Fin n`)?  Collects the indices' sizes and the numerals."""
+    if isinstance(t, T.Num):
+        nums.append(t)
+        return True
+    if isinstance(t, T.BinOp) and t.op in ("+", "*"):
+        return _fin_operands(t.lhs, ctx, sizes, nums) and _fin_operands(t.rhs, ctx, sizes, nums)
+    ty = ctx.locals.get(t.name) if isinstance(t, T.Var) else None
+    if isinstance(ty, FinT):
+        sizes.append(ty.size)
+        return True
+    return False
+
+
+def _below(k: T.Num, n: T.Term, ctx: Ctx) -> bool:
+    """Is the numeral ``k`` provably below the size ``n`` (with the facts in scope)?"""
+    try:
+        return arith.index_in_range(k, n, ctx.fin_bounds(), ctx.subst,
+                                    frozenset(nonzero_names(with_ties(ctx.facts, ctx.subst))))
+    except arith.NotASize:
+        return False
+
+
+def nat_operands(t: T.Term, ctx: Ctx, bound: dict[str, bool] | None = None) -> bool:
+    """Is every operand of this arithmetic tree (through `+ - * / ^`, `∑` bodies and `if`
+    branches; numerals, variables and applications are operands) a natural number or index?
+    Then Lean reads the tree in ℕ."""
+    bound = bound or {}
+    if isinstance(t, T.Num):
+        return t.value.denominator == 1 and t.value >= 0
+    if isinstance(t, T.BinOp):
+        return t.op != "•" and nat_operands(t.lhs, ctx, bound) and \
+            (t.op == "^" or nat_operands(t.rhs, ctx, bound))
+    if isinstance(t, T.Ite):
+        return nat_operands(t.then, ctx, bound) and nat_operands(t.els, ctx, bound)
+    if isinstance(t, T.Sum):
+        inner = {**bound, **{b.name: True for b in t.binders}}    # a `∑` binds indices
+        return nat_operands(t.body, ctx, inner)
+    head, args = (t.fn, t.args) if isinstance(t, T.App) else (t, ())
+    if not isinstance(head, T.Var):
+        return False
+    if head.name in bound:
+        return bound[head.name] and not args
+    ty = ctx.locals.get(head.name)
+    if ty is None:
+        g = ctx.env.get(head.name)
+        if g is None or g.kind not in ("def", "opaque") or \
+                len(args) != len([p for p in g.params if p.kind != "hyp"]):
+            return False
+        ty = g.ret_ty
+    for _ in args:
+        ty = ty.cod if isinstance(ty, FunT) else None
+    return ty is not None and is_nat(ty)
+
+
+def _has_division(t: T.Term) -> bool:
+    """A `/` in the arithmetic tree (not inside an argument or an `if` condition)."""
+    if isinstance(t, T.BinOp):
+        return t.op == "/" or _has_division(t.lhs) or (t.op != "^" and _has_division(t.rhs))
+    if isinstance(t, T.Ite):
+        return _has_division(t.then) or _has_division(t.els)
+    return isinstance(t, T.Sum) and _has_division(t.body)
 
 
 def _family_like(t: Ty) -> bool:
