@@ -140,8 +140,11 @@ def _raw(t: T.Term) -> str:
         return f"-({inner})" if inner.startswith("-") else f"-{inner}"
     if isinstance(t, T.Lam):
         return f"fun {_binders(t.binders)} => {_p(t.body)}"
-    if isinstance(t, T.Sum):
-        return f"∑ {_binders(t.binders)}, {_p(t.body)}"
+    if isinstance(t, T.Sum):      # `∑ i, a + b` is refused (Lean reads it `(∑ i, a) + b`)
+        body = _p(t.body)
+        if isinstance(t.body, T.BinOp) and t.body.op in ("+", "-"):
+            body = f"({body})"
+        return f"∑ {_binders(t.binders)}, {body}"
     if isinstance(t, T.Forall):
         return f"∀ {_binders(t.binders)}, {_p(t.body)}"
     if isinstance(t, T.Ite):

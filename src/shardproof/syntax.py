@@ -587,14 +587,42 @@ def parse_module(text: str, path: str = "<input>") -> T.Module:
                              source_line=ln,
                              theorem=_decl_at(text, _offset(lines, k) + MAX_LINE_CHARS))
     fast = _fast_parser()
+    module = None
     if fast is not None:
         try:
             module, depth = fast.parse(text, path)
-            if depth <= MAX_NESTING:
-                return module
+            if depth > MAX_NESTING:
+                module = None
         except (_Reject, ParseError):
             pass  # reported below, in the order Lark's parse, the nesting check and the build do
-    return _parse_with_lark(text, path, lines)
+    if module is None:
+        module = _parse_with_lark(text, path, lines)
+    _check_sum_bodies(module, text, lines, path)
+    return module
+
+
+def _check_sum_bodies(module: T.Module, text: str, lines: list[str], path: str) -> None:
+    """Refuse `∑ i, a + b` without parentheses: Mathlib's `∑` takes its body at precedence 67,
+    so Lean reads it `(∑ i, a) + b`, while here `∑` extends as far right as it can (the
+    thirty-ninth review): the same text would state something else.  `∑ i, (a + b)` and
+    `(∑ i, a) + b` say which is meant."""
+    todo: list[T.Term] = list(module.decls)
+    while todo:
+        t = todo.pop()
+        todo.extend(t.children())
+        body = t.body if isinstance(t, T.Sum) else None
+        if not (isinstance(body, T.BinOp) and body.op in ("+", "-") and body.span is not None):
+            continue
+        k = _offset(lines, body.span.line) + body.span.col - 2   # just before the body
+        while k >= 0 and text[k].isspace():
+            k -= 1
+        if k >= 0 and text[k] == ",":                            # (else: an opening parenthesis)
+            raise ParseError(
+                f"`∑ …, a {body.op} b` without parentheses: Lean (Mathlib) reads it as "
+                f"`(∑ …, a) {body.op} b`, this language as `∑ …, (a {body.op} b)`; write the "
+                "parentheses that say which is meant", body.span,
+                source_line=lines[body.span.line - 1],
+                theorem=_decl_at(text, _offset(lines, body.span.line) + body.span.col - 1))
 
 
 def _parse_with_lark(text: str, path: str, lines: list[str]) -> T.Module:
