@@ -320,6 +320,7 @@ class V(dict):
 
 # ---- prelude/core.lemma: catalog §1.6, docs/semantics.md
 
+ref("toReal")(lambda v: float(v.x))
 ref("sigmoidR")(lambda v: float(1.0 / (1.0 + np.exp(-v.x))))
 ref("relu")(lambda v: np.where(v.x > 0, v.x, 0.0))
 ref("relu6")(lambda v: np.minimum(np.maximum(v.x, 0.0), 6.0))
@@ -836,6 +837,7 @@ def test_conv_reference_vjps_are_adjoint():
 # `tests/test_kit.py::test_mustfail` checks that each of them is refuted.
 MUTATIONS: dict[str, list[str]] = {
     # prelude/core.lemma
+    "toReal": ["def_toReal_truncated_division"],
     "sigmoidR": ["def_sigmoidR_sign_slip"],
     "relu": ["seed03_relu_dropped", "s6_08_interleaved_mixed_relu"],
     "relu6": ["seed08_relu6_without_clamp"],

@@ -119,15 +119,15 @@ CASES = [
     # thirty-ninth review: text Lean reads in ℕ or in `Fin n`, where it means something else,
     # was proved here (`/` divides reals, a real `≠` needs one witness, indices do not wrap)
     Case("natural_division", {"a.lemma": "theorem t (n : Nat) : n / 2 * 2 = n := by norm\n"},
-         "a.lemma:1:23", "Lean reads it in ℕ, where `/` rounds down", "t",
-         hint="make an operand real (a real variable or definition), or multiply out the "
-              "division"),
+         "a.lemma:1:23", "Lean computes it in ℕ, where `/` rounds down", "t",
+         hint="to mean the reals, say so as in Lean: `(n - 1 : ℝ)`, `(1 / R : ℝ)` (a cast), or "
+              "give the arithmetic a real operand"),
     Case("natural_division_in_a_condition",
          {"a.lemma": "theorem t (x : ℝ) : (if 1 / 2 = 0 then x else 0) = 0 := by norm\n"},
-         "a.lemma:1:25", "Lean reads it in ℕ, where `/` rounds down", "t"),
+         "a.lemma:1:25", "Lean computes it in ℕ, where `/` rounds down", "t"),
     Case("natural_division_in_a_hypothesis",
          {"a.lemma": "theorem t (R N : Nat) (h : R / N = 2) (x : ℝ) : x = x := by norm\n"},
-         "a.lemma:1:28", "Lean reads it in ℕ, where `/` rounds down", "t"),
+         "a.lemma:1:28", "Lean computes it in ℕ, where `/` rounds down", "t"),
     Case("natural_power_disequation",
          {"a.lemma": "theorem t (n : Nat) : n ^ 2 ≠ 4 := by witness (n := 0)\n"},
          "a.lemma:1:23", "every operand of this `≠` is a natural number", "t"),
@@ -149,6 +149,37 @@ CASES = [
          {"a.lemma": "theorem t (n : Nat) : (∀ (k : ℝ), k + n ≠ 0) ∧ (∀ (k : Fin 2), k + n ≠ 0) "
                      ":= by norm\n"},
          "a.lemma:1:35", "must be the whole statement", "t"),
+    # forty-first review: ways around the above, each proved with replay on
+    Case("natural_subtraction_made_real_by_a_power",
+         {"a.lemma": "theorem t (n : Nat) : n ^ 1 - 1 + 1 = n := by norm\n"},
+         "a.lemma:1:23", "where `-` stops at 0", "t"),
+    Case("natural_division_inside_a_sum_with_a_real_outside",
+         {"a.lemma": "theorem t (n : Nat) (x : ℝ) : (∑ (i : Fin n), n / 2) * x = n * (n / 2) * x "
+                     ":= by norm\n"},
+         "a.lemma:1:47", "where `/` rounds down", "t"),
+    Case("natural_disequation_through_a_natural_definition",
+         {"a.lemma": "def sz (n : Nat) : Nat := n\n"
+                     "theorem t (n : Nat) : sz n ^ 2 ≠ 4 := by witness (n := 0)\n"},
+         "a.lemma:2:23", "Lean reads it in ℕ, for ALL values", "t"),
+    Case("natural_division_of_a_vector_literal_entry",
+         {"a.lemma": "theorem t (n : Nat) : ![n, n] 0 / 2 * 2 = n := by norm\n"},
+         "a.lemma:1:23", "where `/` rounds down", "t"),
+    Case("natural_division_in_an_applied_fun",
+         {"a.lemma": "theorem t (n : Nat) : (fun (k : Fin 3) => n / 2) 0 * 2 = n := by norm\n"},
+         "a.lemma:1:43", "where `/` rounds down", "t"),
+    Case("sum_body_of_a_sum_after_a_comment",
+         {"a.lemma": "theorem t (x : Vec 2) (c : ℝ) : (∑ (i : Fin 2), /- c -/ x i + c) = 0\n"},
+         "a.lemma:1:57", "Lean (Mathlib) reads it as `(∑ …, a) + b`", "t"),
+    Case("include_redeclared_by_a_theorem",
+         {"a.lemma": "variable (x : ℝ) (hx : x = 0)\ninclude hx\n"
+                     "theorem t (hx : x = 1) : x = 5 := by norm\n"},
+         "a.lemma:3:12", "declared by this theorem and also brought in by `include hx`", "t"),
+    Case("include_whose_variable_a_theorem_redeclares",
+         {"a.lemma": "variable (x : ℝ) (hx : x = 0)\ninclude hx\ntheorem t (x : ℝ) : x = 5\n"},
+         "a.lemma:3:12", "(its type mentions `x`)", "t"),
+    Case("cast_to_another_type_than_the_reals",
+         {"a.lemma": "theorem t (n : Nat) : (n : Nat) = n\n"},
+         "a.lemma:1:28", "is only `(e : ℝ)` here", "t"),
     Case("sum_body_of_a_sum_without_parentheses",
          {"a.lemma": "theorem t (x : Vec 2) (c : ℝ) : (∑ (i : Fin 2), x i + c) = 0\n"},
          "a.lemma:1:49", "Lean (Mathlib) reads it as `(∑ …, a) + b`", "t"),
@@ -501,6 +532,32 @@ def test_what_once_crashed_or_hung_now_ends(tmp_path, monkeypatch, capsys) -> No
     assert verdicts["h2"] == "unknown" and ("bits is not evaluated exactly" in out
                                             or "work budget ran out" in out)
     assert verdicts["grid"] == "unknown" and verdicts["c2"] != "proved"
+
+
+def test_natural_definitions_and_doubled_prop_definitions_end(tmp_path, monkeypatch,
+                                                              capsys) -> None:
+    """Forty-first review: a `Nat`-valued definition used as a real reached the engine's ring
+    arithmetic as an index polynomial (an AttributeError, exit 3); and the check that a real
+    `≠` is the whole statement visited `P30`'s body 2³⁰ times (`P k := P (k-1) ∧ P (k-1)`)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".lemmaroot").write_text("")
+    (tmp_path / "t.lemma").write_text(
+        "def sz (n : Nat) : Nat := n\n"
+        "def szv {n : Nat} (x : Vec n) : Nat := n\n"
+        "theorem c4 (n : Nat) (y : ℝ) : (if sz n = 1 then y else 0) = 0 := by norm\n"
+        "theorem n_div (n : Nat) (x : Vec n) (y : ℝ) : szv x / 2 * 2 * y = szv x * y := by norm\n"
+        "def P0 (x : ℝ) : Prop := x = x\n"
+        + "".join(f"def P{k} (x : ℝ) : Prop := P{k - 1} x ∧ P{k - 1} x\n" for k in range(1, 31))
+        + "theorem deep (x : ℝ) : P30 x := by norm\n")
+    t0 = time.perf_counter()
+    code = cli.main(["check", "--no-cache", "--search-seconds", "1", "t.lemma"])
+    out, err = capsys.readouterr()
+    assert code == 1 and "Traceback" not in err + out and "internal error" not in err
+    assert time.perf_counter() - t0 < 60
+    verdicts = dict(line.split()[:2][::-1] for line in out.splitlines()
+                    if line.split()[:1] in (["proved"], ["refuted"], ["unknown"]))
+    assert verdicts["c4"] == "refuted" and verdicts["n_div"] == "proved"
+    assert verdicts["deep"] in ("proved", "unknown")
 
 
 def test_elaboration_of_nested_comparisons_is_not_exponential(tmp_path, monkeypatch) -> None:

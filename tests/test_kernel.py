@@ -879,6 +879,27 @@ def test_include_makes_a_variable_hypothesis_one_of_every_later_theorem(tmp_path
     assert [p.name for p in env.get("notIncluded").params] == ["y"]       # theorems only
 
 
+def test_a_cast_makes_natural_arithmetic_real(tmp_path: Path) -> None:
+    """`(e : ℝ)` is Lean's cast (the prelude's `toReal`): the arithmetic inside it is real, so
+    `(n - 1 : ℝ) + 1 = n` is true (and not the input error it is without the cast, where Lean
+    reads `-` in ℕ), and the engine, the kernel and the evaluator agree on every verdict."""
+    from shardproof.check import Checker, Options
+    (tmp_path / ".lemmaroot").write_text("")
+    case = tmp_path / "case.lemma"
+    case.write_text(
+        "theorem a1 (R : Nat) (hR : 0 < R) (v : Vec 3) : R • ((1 / R : ℝ) • v) = v := by norm\n"
+        "theorem a2 (n : Nat) : (n / 2 : ℝ) * 2 = n := by norm\n"
+        "theorem a3 (n : Nat) : (n - 1 : ℝ) + 1 = n := by norm\n"
+        "theorem a4 (n : Nat) : (n : ℝ) ^ 2 ≠ 4 := by witness (n := 1)\n"
+        "theorem f1 (R : Nat) (v : Vec 3) : R • ((1 / R : ℝ) • v) = v := by norm\n"
+        "theorem f2 (n : Nat) : (n - 2 : ℝ) = n - 1 := by norm\n")
+    for rep in (True, False):
+        vs = {v.name: v.verdict for v in
+              Checker(Options(search_seconds=1.0, replay=rep)).check_file(case)}
+        assert vs == {"a1": "proved", "a2": "proved", "a3": "proved", "a4": "proved",
+                      "f1": "refuted", "f2": "refuted"}, (rep, vs)
+
+
 def test_keys_of_shared_values_are_bounded(tmp_path: Path) -> None:
     """Ninth review: `g x y (g x y (… z))` with `u` twice in `g` makes each op's key twice the
     last (keys are hashed and compared as trees): 20 levels took the engine 0.7 s and the

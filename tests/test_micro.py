@@ -111,7 +111,7 @@ PROVE: dict[str, str] = {
         "theorem interleaved_wgrad (R N a c : Nat) (hR : 0 < R) (X : Vec ((R * N) * a))"
         " (DY : Vec ((R * N) * c)) : allReduceMean R (fun (r : Fin R) =>"
         " denseWeightGradB N a c (shardI R N a X r) (shardI R N c DY r))"
-        " = (1 / R) • denseWeightGradB (R * N) a c X DY",
+        " = (1 / R : ℝ) • denseWeightGradB (R * N) a c X DY",
     "add_shard": f"theorem add_shard {TWO_FAMILIES} : addVB (a r) (b r) = shard R N n (B + A) r",
     "sub_shard": f"theorem sub_shard {TWO_FAMILIES} : subB (a r) (b r) = shard R N n (A - B) r",
     "divconst_scale": "theorem divconst_scale (n : Nat) (α B : ℝ) (x : Vec n) :"
@@ -123,7 +123,7 @@ PROVE: dict[str, str] = {
     "dense_wgrad_sync": "theorem dense_wgrad_sync (R N a c : Nat) (hR : 0 < R) (X : Vec ((R * N) * a))"
                         " (DY : Vec ((R * N) * c)) : allReduceMean R (fun (r : Fin R) =>"
                         " denseWeightGradB N a c (shard R N a X r) (shard R N c DY r))"
-                        " = (1 / R) • denseWeightGradB (R * N) a c X DY",
+                        " = (1 / R : ℝ) • denseWeightGradB (R * N) a c X DY",
     "gap_smul": "theorem gap_smul (c h w : Nat) (s : ℝ) (x : Vec (c * (h * w))) :"
                 " gap c h w (s • x) = s • gap c h w x",
     "convIn_smul": "theorem convIn_smul (ic oc h w kH kW : Nat) (W : Vec (oc * ic * kH * kW)) (s : ℝ)"
@@ -144,7 +144,7 @@ PROVE: dict[str, str] = {
                      " (DY : Vec ((R * N) * (c * (h * w)))) : allReduceMean R (fun (r : Fin R) =>"
                      " depthwiseWeightGradB N c h w kH kW b (shard R N (c * (h * w)) X r) W"
                      " (shard R N (c * (h * w)) DY r))"
-                     " = (1 / R) • depthwiseWeightGradB (R * N) c h w kH kW b X W DY",
+                     " = (1 / R : ℝ) • depthwiseWeightGradB (R * N) c h w kH kW b X W DY",
     "relu6_mask_homog": "theorem relu6_mask_homog (n : Nat) (pre : Vec n) (s : ℝ) (dy : Vec n) :"
                         " relu6MaskB n pre (s • dy) = s • relu6MaskB n pre dy",
     "relu_mask_idem": "theorem relu_mask_idem (n : Nat) (pre dy : Vec n) :"

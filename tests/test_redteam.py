@@ -42,7 +42,7 @@ theorem vac_norm (R : Nat) (x y : ℝ) (h : ∀ (r : Fin R), x = y) : x + 1 = y 
     # The numeric semantics computed naturals in int64, which wraps: a witness "showed"
     # (-2)^64 ≠ 2^64 (2^64 ≡ 0), the exact-evaluation oracle trusted it.
     "int_overflow": """
-theorem pow_ne : (-2) ^ 64 ≠ 2 ^ 64 := by witness
+theorem pow_ne (x : ℝ) : (-2) ^ 64 + x ≠ 2 ^ 64 + x := by witness
 theorem pos_ne (x : ℝ) : (if 0 < 2 ^ 63 then x else 0) ≠ x := by witness
 """,
     # The exact evaluation called a nonzero irrational within 1e-50 of 0 zero (√2 minus its

@@ -19,8 +19,8 @@ from . import terms as T
 from .errors import ImportError_, NameError_, ShardproofError, Span, TypeError_
 from .syntax import decode_source, parse_module, source_lines
 from .types import (TYPE_NAMES, Ctx, Elaborator, FinT, GlobalDecl, GlobalEnv, NatT, Param,
-                    PropT, RealT, Ty, VecT, _suggest, check_binder_name, is_size_term,
-                    nat_operands)
+                    LeanReading, PropT, RealT, Ty, VecT, _suggest, check_binder_name,
+                    is_size_term)
 
 PRELUDE_FILES = ("core.lemma", "batch.lemma", "bn.lemma", "conv.lemma", "loss.lemma")
 ROOT_MARKER = ".lemmaroot"
@@ -196,6 +196,29 @@ def _used_variables(variables: list[T.Binder], d: T.Decl,
     return [b for b in variables if b in chosen]
 
 
+def _check_included_not_redeclared(variables: list[T.Binder], included: set[str],
+                                   d: T.Theorem) -> None:
+    """A theorem that declares its own binder of a name `include` brings in (or that an
+    included binder's type mentions) would drop the included one silently: an error."""
+    by_name = {b.name: b for b in variables}
+    needed: dict[str, str] = {}                  # name -> the included binder that needs it
+    todo = [(n, n) for n in sorted(included)]
+    while todo:
+        n, why = todo.pop()
+        if n in needed or n not in by_name:
+            continue
+        needed[n] = why
+        ty = by_name[n].ty
+        todo += [(m, why) for m in sorted(T.free_names(ty))] if ty is not None else []
+    for b in d.binders:
+        if b.name in needed:
+            why = needed[b.name]
+            raise NameError_(f"`{b.name}` is declared by this theorem and also brought in by "
+                             f"`include {why}`" + (f" (its type mentions `{b.name}`)"
+                                                    if why != b.name else "")
+                             + ": rename one", b.span, theorem=d.name)
+
+
 def elaborate_module(lf: LoadedFile, lib: Library | None) -> None:
     """Elaborate every declaration of a file in order, adding each to ``lf.env``."""
     variables: list[T.Binder] = []
@@ -229,6 +252,8 @@ def elaborate_module(lf: LoadedFile, lib: Library | None) -> None:
             # (a redefinition would also change every prelude definition that uses it)
             raise NameError_(f"`{name}` is a built-in of the prelude; choose another name",
                              d.span, theorem=name)
+        if isinstance(d, T.Theorem) and included:
+            _check_included_not_redeclared(variables, included, d)
         extra = _used_variables(variables, d, frozenset(included))
         if extra:
             d = type(d)(**{**{f: getattr(d, f) for f in d.__dataclass_fields__},
@@ -271,12 +296,16 @@ def elaborate_decl(d: T.Decl, env: GlobalEnv, el: Elaborator, path: str) -> Glob
         from .types import ty_to_term
         params.append(Param(b.name, ty_to_term(ty), _param_kind(ty), b.implicit))
         binders.append((b.name, ty))
+    reading = LeanReading(ctx)      # text Lean reads in ℕ where this language reads ℝ: refused
+    for _, h in hyps:
+        reading.check(h, False)
     if isinstance(d, T.Def):
         ret_ty = el.type_of_term(d.ret, ctx) if not _is_prop_type(d.ret) else PropT()
         if isinstance(ret_ty, PropT):
             body = el.prop(d.body, ctx)
         else:
             body = el.expect(d.body, ctx, ret_ty)
+        reading.check(body, isinstance(ret_ty, (RealT, VecT)))
         return GlobalDecl(d.name, "def", tuple(params), d.ret if not isinstance(ret_ty, PropT)
                           else None, body=body, doc=d.doc, span=d.span, path=path, decl=d,
                           ret_ty=ret_ty, size_subst=ctx.subst,
@@ -303,15 +332,10 @@ def elaborate_decl(d: T.Decl, env: GlobalEnv, el: Elaborator, path: str) -> Glob
         _check_proof_names(d, {h for h, _ in hyps}, env)
         prop_types = el.positional_types(stmt)
         _check_no_nested_ne(stmt, prop_types, env)
+        reading.check(stmt, False)
         if isinstance(stmt, T.Cmp) and stmt.op == "≠" and \
-                not isinstance(prop_types.get(()), NatT) and \
-                nat_operands(stmt.lhs, ctx) and nat_operands(stmt.rhs, ctx):
-            raise TypeError_("every operand of this `≠` is a natural number, so Lean reads it in "
-                             "ℕ, for ALL values; here `^`, `∑` or `if` makes its sides reals, and a "
-                             "`≠` between reals says they differ for SOME values (a witness): "
-                             "the same text would state something else", stmt.span,
-                             hint="write it between sizes (`+`, `*` only), or give a side a "
-                                  "real operand")
+                not isinstance(prop_types.get(()), NatT):
+            reading.disequation(stmt)
         negative = isinstance(stmt, T.Cmp) and stmt.op == "≠" and \
             not isinstance(prop_types.get(()), NatT)
         for step in d.proof.steps if d.proof is not None and not negative else ():
@@ -344,12 +368,15 @@ def _check_no_nested_ne(stmt: T.Term, prop_types: dict, env: GlobalEnv) -> None:
     k + 1 ≠ 0)` shared one key, the later scope's type won, and the real `≠` passed (the
     thirty-ninth review)."""
     todo: list[tuple[T.Term, dict, tuple[int, ...], T.Term | None]] = [(stmt, prop_types, (), None)]
+    seen: set[str] = set()          # each definition's body once (`P ∧ P` nested 30 deep: 2³⁰)
     while todo:
         s, types, path, via = todo.pop()
         head = s.fn if isinstance(s, T.App) else s
         g = env.get(head.name) if isinstance(head, T.Var) else None
         if g is not None and g.kind == "def" and isinstance(g.ret_ty, PropT):
-            todo.append((g.body, g.prop_types or {}, (), via or s))
+            if g.name not in seen:
+                seen.add(g.name)
+                todo.append((g.body, g.prop_types or {}, (), via or s))
         elif isinstance(s, T.Cmp) and s.op == "≠" and not isinstance(types.get(path), NatT) and \
                 (path or via is not None):
             raise TypeError_("a `≠` between reals or vectors (they differ for SOME values) must "

@@ -112,6 +112,14 @@ class _Builder:
     def variable(self, kids, span):
         return T.Variable(_flatten_binders(k[0] for k in kids), span=span)
 
+    def ascription(self, kids, span):
+        """`(e : ℝ)`, Lean's cast of `e` to the reals: the prelude's `toReal e`."""
+        ty = kids[1][0]
+        if not (isinstance(ty, T.Var) and ty.name in ("ℝ", "Real")):
+            raise ParseError("a type ascription `(e : T)` is only `(e : ℝ)` here: `e` read as a "
+                             "real (Lean's cast `↑e`)", ty.span)
+        return T.App(T.Var("toReal", span=ty.span), (kids[0][0],), span=span)
+
     def include(self, kids, span):
         return T.Include(tuple(k[0] for k in kids), tuple(self._tok_span(k) for k in kids),
                          span=span)
@@ -601,6 +609,9 @@ def parse_module(text: str, path: str = "<input>") -> T.Module:
     return module
 
 
+_COMMENTS = re.compile(r"/-[\s\S]*?-/|--[^\n]*")
+
+
 def _check_sum_bodies(module: T.Module, text: str, lines: list[str], path: str) -> None:
     """Refuse `∑ i, a + b` without parentheses: Mathlib's `∑` takes its body at precedence 67,
     so Lean reads it `(∑ i, a) + b`, while here `∑` extends as far right as it can (the
@@ -611,12 +622,14 @@ def _check_sum_bodies(module: T.Module, text: str, lines: list[str], path: str) 
         t = todo.pop()
         todo.extend(t.children())
         body = t.body if isinstance(t, T.Sum) else None
-        if not (isinstance(body, T.BinOp) and body.op in ("+", "-") and body.span is not None):
+        if not (isinstance(body, T.BinOp) and body.op in ("+", "-") and body.span is not None
+                and t.span is not None):
             continue
-        k = _offset(lines, body.span.line) + body.span.col - 2   # just before the body
-        while k >= 0 and text[k].isspace():
-            k -= 1
-        if k >= 0 and text[k] == ",":                            # (else: an opening parenthesis)
+        # What stands between the binders' `,` and the body, comments dropped: nothing, or the
+        # opening parenthesis (a comment there once hid the `,`: the forty-first review).
+        before = text[_offset(lines, t.span.line) + t.span.col - 1:
+                      _offset(lines, body.span.line) + body.span.col - 1]
+        if _COMMENTS.sub(" ", before).rstrip().endswith(","):
             raise ParseError(
                 f"`∑ …, a {body.op} b` without parentheses: Lean (Mathlib) reads it as "
                 f"`(∑ …, a) {body.op} b`, this language as `∑ …, (a {body.op} b)`; write the "

@@ -462,8 +462,6 @@ class Elaborator:
             a, aty = self.elab(t.lhs, ctx, RealT())
         if isinstance(aty, RealT) and isinstance(bty, NatT):
             b, bty = self.elab(t.rhs, ctx, RealT())
-        if not (is_nat(aty) and is_nat(bty)):
-            _lean_reads_in_nat(t, a, b, ctx)
         op = t.op
         if op in (">", "≥"):             # `R > 0` is `0 < R`, as in Lean: one form for the facts
             op, a, b = {">": "<", "≥": "≤"}[op], b, a
@@ -800,22 +798,6 @@ def is_negative_statement(g: GlobalDecl) -> bool:
         not isinstance(g.prop_types.get(()), NatT)
 
 
-def _lean_reads_in_nat(t: T.Cmp, a: T.Term, b: T.Term, ctx: Ctx) -> None:
-    """Refuse a comparison typed real here whose `/` Lean reads in ℕ, where it rounds down.
-
-    Lean elaborates a comparison's arithmetic as one tree whose type is the largest of its
-    operands' (`binop%`): with every operand a natural number it is ℕ, and `1 / 2 = 0`; here
-    `/` always divides reals.  The same text would be two statements (the thirty-ninth review
-    had `n / 2 * 2 = n` proved)."""
-    if (_has_division(a) or _has_division(b)) and \
-            nat_operands(a, ctx) and nat_operands(b, ctx):
-        raise _err("every operand of this comparison is a natural number, so Lean reads it in "
-                   "ℕ, where `/` rounds down (`1 / 2 = 0`); here `/` divides reals: the same "
-                   "text would state something else", t, ctx,
-                   hint="make an operand real (a real variable or definition), or multiply out "
-                        "the division")
-
-
 def _lean_reads_in_fin(t: T.Cmp, a: T.Term, b: T.Term, ctx: Ctx) -> None:
     """Refuse a comparison of indices that Lean computes in `Fin n`, where it means something
     else.  With every operand an index of `Fin n` or a numeral, Lean's comparison is in `Fin n`:
@@ -834,10 +816,12 @@ def _lean_reads_in_fin(t: T.Cmp, a: T.Term, b: T.Term, ctx: Ctx) -> None:
                    "natural numbers: the same text would state something else", t, ctx,
                    hint=hint)
     for k in nums:
-        if k.value != 0 and not all(_below(k, n, ctx) for n in sizes):
+        small = next((n for n in sizes if not _below(k, n, ctx)), None)
+        if k.value != 0 and small is not None:
             raise _err(f"Lean reads the numeral `{pretty(k)}` compared with an index of "
-                       f"`Fin {pretty(sizes[0])}` modulo that size (in `Fin 1`, `1` is `0`); here "
-                       "it is the natural number, and the size is not known to be larger", k, ctx,
+                       f"`Fin {_paren(small)}` modulo that size (in `Fin {pretty(k)}`, `{pretty(k)}` "
+                       "is `0`); here it is the natural number, and the size's form does not "
+                       "show it is larger (a hypothesis such as `1 < n` is not used)", k, ctx,
                        hint=f"write the size so that it is (`Fin (m + {k.value + 1})`), or add a "
                             "size to the comparison: then Lean reads it in ℕ too")
 
@@ -858,7 +842,8 @@ def _fin_operands(t: T.Term, ctx: Ctx, sizes: list[T.Term], nums: list[T.Num]) -
 
 
 def _below(k: T.Num, n: T.Term, ctx: Ctx) -> bool:
-    """Is the numeral ``k`` provably below the size ``n`` (with the facts in scope)?"""
+    """Is the numeral ``k`` provably below the size ``n``?  (By the size's form and the nonzero
+    facts in scope, as the index range check decides it: `1 < n` is not used.)"""
     try:
         return arith.index_in_range(k, n, ctx.fin_bounds(), ctx.subst,
                                     frozenset(nonzero_names(with_ties(ctx.facts, ctx.subst))))
@@ -866,45 +851,171 @@ def _below(k: T.Num, n: T.Term, ctx: Ctx) -> bool:
         return False
 
 
-def nat_operands(t: T.Term, ctx: Ctx, bound: dict[str, bool] | None = None) -> bool:
-    """Is every operand of this arithmetic tree (through `+ - * / ^`, `∑` bodies and `if`
-    branches; numerals, variables and applications are operands) a natural number or index?
-    Then Lean reads the tree in ℕ."""
-    bound = bound or {}
-    if isinstance(t, T.Num):
-        return t.value.denominator == 1 and t.value >= 0
-    if isinstance(t, T.BinOp):
-        return t.op != "•" and nat_operands(t.lhs, ctx, bound) and \
-            (t.op == "^" or nat_operands(t.rhs, ctx, bound))
-    if isinstance(t, T.Ite):
-        return nat_operands(t.then, ctx, bound) and nat_operands(t.els, ctx, bound)
-    if isinstance(t, T.Sum):
-        inner = {**bound, **{b.name: True for b in t.binders}}    # a `∑` binds indices
-        return nat_operands(t.body, ctx, inner)
-    head, args = (t.fn, t.args) if isinstance(t, T.App) else (t, ())
-    if not isinstance(head, T.Var):
-        return False
-    if head.name in bound:
-        return bound[head.name] and not args
-    ty = ctx.locals.get(head.name)
-    if ty is None:
-        g = ctx.env.get(head.name)
-        if g is None or g.kind not in ("def", "opaque") or \
-                len(args) != len([p for p in g.params if p.kind != "hyp"]):
-            return False
-        ty = g.ret_ty
-    for _ in args:
-        ty = ty.cod if isinstance(ty, FunT) else None
-    return ty is not None and is_nat(ty)
+_ARITH_OPS = ("+", "-", "*", "/", "^")
+_RANK = {"poly": 0, "nat": 1, "real": 2}
 
 
-def _has_division(t: T.Term) -> bool:
-    """A `/` in the arithmetic tree (not inside an argument or an `if` condition)."""
-    if isinstance(t, T.BinOp):
-        return t.op == "/" or _has_division(t.lhs) or (t.op != "^" and _has_division(t.rhs))
-    if isinstance(t, T.Ite):
-        return _has_division(t.then) or _has_division(t.els)
-    return isinstance(t, T.Sum) and _has_division(t.body)
+class LeanReading:
+    """Where Lean reads an arithmetic text in ℕ and this language in ℝ, refuse it.
+
+    Lean elaborates `a + b * c` (and a comparison's two sides together) as one tree: its
+    *leaves* — variables, applications, `∑`, `if`, numerals — are elaborated with no expected
+    type, and the tree takes the largest of their types, or the expected type when it has one
+    (an argument of a real parameter, a real definition's body).  With every leaf a natural
+    number (or a numeral) the tree is ℕ, where `-` truncates (`0 - 1 = 0`), `/` rounds down
+    (`1 / 2 = 0`) and there is no negation; here they act on reals.  Such a tree with `-`, `/`
+    or a negation is an input error, at every tree: inside a `∑` body, an `if` branch, an
+    applied `fun` or an argument as well as at the top (the thirty-ninth and forty-first
+    reviews).  A theorem `a ≠ b` whose tree is ℕ in Lean but real here (through `^`, `∑` or
+    `if`) is refused by :meth:`disequation`: Lean reads it for all values, this language for
+    some.  This is a model of Lean's `binop%`, not Lean itself: it errs towards refusing."""
+
+    def __init__(self, ctx: Ctx) -> None:
+        self.ctx = ctx
+
+    # ---- the type Lean gives a tree: "real", "nat", or "poly" (numerals only: the context's)
+    def kind(self, t: T.Term, bound: dict[str, str]) -> str:
+        if isinstance(t, T.Num):
+            return "poly" if t.value.denominator == 1 and t.value >= 0 else "real"
+        if isinstance(t, T.BinOp):
+            if t.op not in _ARITH_OPS:
+                return "real"
+            if t.op == "^":
+                return self.kind(t.lhs, bound)
+            return max(self.kind(t.lhs, bound), self.kind(t.rhs, bound), key=_RANK.get)
+        if isinstance(t, T.Neg):
+            return self.kind(t.arg, bound)
+        if isinstance(t, T.Ite):
+            return max(self.kind(t.then, bound), self.kind(t.els, bound), key=_RANK.get)
+        if isinstance(t, T.Sum):
+            return self.kind(t.body, {**bound, **{b.name: "nat" for b in t.binders}})
+        head, args = (t.fn, t.args) if isinstance(t, T.App) else (t, ())
+        if isinstance(head, T.Lam) and args:             # `(fun k => body) 0`: the body's
+            return self.kind(head.body, {**bound, **_binder_kinds(head.binders)})
+        if isinstance(head, T.VecLit) and args:          # `![n, n] 0`: the entries'
+            return max((self.kind(x, bound) for x in head.items), key=_RANK.get,
+                       default="poly")
+        if not isinstance(head, T.Var):
+            return "real"
+        if head.name in bound:
+            return bound[head.name] if not args else "real"
+        ty = self.ctx.locals.get(head.name)
+        if ty is not None:
+            for _ in args:
+                ty = ty.cod if isinstance(ty, FunT) else None
+            return "nat" if ty is not None and is_nat(ty) else "real"
+        g = self.ctx.env.get(head.name)
+        if g is None or g.kind not in ("def", "opaque") or not is_nat(g.ret_ty or RealT()):
+            return "real"
+        n_params = len([p for p in g.params if p.kind != "hyp"])
+        return "nat" if len(args) == n_params else "real"   # (more: a vector read)
+
+    # ---- the walk
+    def check(self, t: T.Term, real: bool, bound: dict[str, str] | None = None) -> None:
+        """Check ``t``; ``real``: Lean elaborates it against an expected real type."""
+        bound = bound or {}
+        if _is_arith(t):
+            self.tree([t], real, bound, t)
+        elif isinstance(t, T.Cmp):
+            self.tree([t.lhs, t.rhs], False, bound, t)
+        else:
+            self.leaf(t, real, bound)
+
+    def tree(self, roots: list[T.Term], real: bool, bound: dict[str, str], at: T.Term) -> None:
+        leaves: list[T.Term] = []
+        ops: list[T.Term] = []
+        for r in roots:
+            _split_tree(r, leaves, ops)
+        kinds = [self.kind(x, bound) for x in leaves]
+        is_real = real or "real" in kinds
+        if not is_real:
+            bad = next((o for o in ops if isinstance(o, T.Neg) or o.op in ("-", "/")), None)
+            if bad is not None:
+                what = "a negation" if isinstance(bad, T.Neg) else f"`{bad.op}`"
+                raise _err(f"every operand of this arithmetic is a natural number, so Lean "
+                           f"computes it in ℕ, where {_NAT_MEANING[what]}; here {what} acts on "
+                           "reals: the same text would state something else", at, self.ctx,
+                           hint="to mean the reals, say so as in Lean: `(n - 1 : ℝ)`, "
+                                "`(1 / R : ℝ)` (a cast), or give the arithmetic a real operand")
+        for x, k in zip(leaves, kinds):
+            self.leaf(x, is_real and k == "poly", bound)
+
+    def leaf(self, t: T.Term, real: bool, bound: dict[str, str]) -> None:
+        if isinstance(t, (T.Num, T.Var)):
+            return
+        if _is_arith(t) or isinstance(t, T.Cmp):
+            self.check(t, real, bound)
+        elif isinstance(t, T.Sum):
+            self.check(t.body, real, {**bound, **{b.name: "nat" for b in t.binders}})
+        elif isinstance(t, T.Ite):
+            self.check(t.cond, False, bound)
+            self.check(t.then, real, bound)
+            self.check(t.els, real, bound)
+        elif isinstance(t, (T.Lam, T.Forall)):
+            self.check(t.body, True, {**bound, **_binder_kinds(t.binders)})
+        elif isinstance(t, T.App):
+            head = t.fn
+            g = self.ctx.env.get(head.name) if isinstance(head, T.Var) and \
+                head.name not in self.ctx.locals and head.name not in bound else None
+            params = [p for p in g.params if p.kind != "hyp"] if g is not None else []
+            for k, a in enumerate(t.args):
+                pty = params[k].ty_term if k < len(params) else None
+                self.check(a, pty == T.Var("ℝ"), bound)
+            if isinstance(head, T.Lam):
+                self.check(head.body, real, {**bound, **_binder_kinds(head.binders)})
+            elif isinstance(head, T.VecLit):
+                for x in head.items:
+                    self.check(x, real, bound)
+        else:
+            for c in t.children():
+                if not isinstance(c, T.Binder):
+                    self.check(c, False, bound)
+
+    def disequation(self, stmt: T.Cmp) -> None:
+        """A theorem `a ≠ b` typed real here whose Lean tree is ℕ (see the class)."""
+        kinds = [self.kind(x, {}) for x in (stmt.lhs, stmt.rhs)]
+        if "real" not in kinds:
+            raise TypeError_("every operand of this `≠` is a natural number, so Lean reads it in "
+                             "ℕ, for ALL values; here `^`, `∑` or `if` makes its sides reals, "
+                             "and a `≠` between reals says they differ for SOME values (a "
+                             "witness): the same text would state something else", stmt.span,
+                             hint="write it between sizes (`+`, `*` only); or, for a `≠` "
+                                  "between reals (which a witness proves), cast a side: "
+                                  "`(n ^ 2 : ℝ) ≠ 4`")
+
+
+_NAT_MEANING = {"`-`": "`-` stops at 0 (`0 - 1 = 0`)", "`/`": "`/` rounds down (`1 / 2 = 0`)",
+                "a negation": "there is no negation"}
+
+
+def _is_arith(t: T.Term) -> bool:
+    return isinstance(t, T.Neg) or isinstance(t, T.BinOp) and t.op in _ARITH_OPS
+
+
+def _split_tree(t: T.Term, leaves: list[T.Term], ops: list[T.Term]) -> None:
+    """The leaves and operator nodes of the arithmetic tree at ``t`` (a `^`'s exponent is a
+    numeral, not a leaf)."""
+    todo = [t]
+    while todo:
+        u = todo.pop()
+        if not _is_arith(u):
+            leaves.append(u)
+            continue
+        ops.append(u)
+        if isinstance(u, T.Neg):
+            todo.append(u.arg)
+        else:
+            todo += [u.lhs] if u.op == "^" else [u.lhs, u.rhs]
+
+
+def _binder_kinds(binders: tuple[T.Binder, ...]) -> dict[str, str]:
+    """A bound name's kind from its type: an index or a size is natural, anything else real."""
+    out = {}
+    for b in binders:
+        head = b.ty.fn if isinstance(b.ty, T.App) else b.ty
+        out[b.name] = "nat" if isinstance(head, T.Var) and head.name in ("Fin", "Nat", "ℕ") \
+            else "real"
+    return out
 
 
 def _family_like(t: Ty) -> bool:

@@ -232,6 +232,11 @@ class Normaliser:
         return digits
 
     # ---- reals
+    def _as_real(self, v: Any) -> Poly:
+        """A `Nat`-valued definition's value (an index polynomial) used as a real (it reached
+        the ring arithmetic as an IPoly, and crashed it: the forty-first review)."""
+        return self.size_as_real(v) if isinstance(v, IPoly) else v
+
     def real(self, t: T.Term, env: dict[str, Any]) -> Poly:
         self.ctx.tick()
         if isinstance(t, T.Num):
@@ -244,7 +249,7 @@ class Normaliser:
                 return self.size_as_real(v)
             if t.name in env:          # a local of another kind: never a global of its name
                 raise EngineGap(f"`{t.name}` is not a real here")    # (declared later)
-            return self.apply_global_value(t.name, [], env, "real")
+            return self._as_real(self.apply_global_value(t.name, [], env, "real"))
         if isinstance(t, T.BinOp):
             if t.op in ("+", "-", "*"):
                 a, b = self.real(t.lhs, env), self.real(t.rhs, env)
@@ -262,7 +267,7 @@ class Normaliser:
         if isinstance(t, T.Neg):
             return -self.real(t.arg, env)
         if isinstance(t, T.App):
-            return self.app(t, env, "real")
+            return self._as_real(self.app(t, env, "real"))
         if isinstance(t, T.Sum):
             names, env2 = self.bind_sum(t.binders, env)
             body = self.real(t.body, env2)
