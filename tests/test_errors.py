@@ -177,6 +177,32 @@ CASES = [
     Case("include_whose_variable_a_theorem_redeclares",
          {"a.lemma": "variable (x : ℝ) (hx : x = 0)\ninclude hx\ntheorem t (x : ℝ) : x = 5\n"},
          "a.lemma:3:12", "(its type mentions `x`)", "t"),
+    # forty-third review: more ways around (a head, a `fun` leaf, the scalar of a `•` head, a
+    # compound head's kind), each proved with replay on
+    Case("natural_subtraction_in_a_vector_literal_under_a_cast",
+         {"a.lemma": "theorem t (n : Nat) : (![n - 1, n] 0 : ℝ) + 1 = n := by norm\n"},
+         "a.lemma:1:26", "where `-` stops at 0", "t"),
+    Case("natural_division_in_an_applied_fun_under_a_cast",
+         {"a.lemma": "theorem t (n : Nat) : ((fun (k : Fin 2) => n / 2) 0 : ℝ) * 2 = n := by norm\n"},
+         "a.lemma:1:44", "where `/` rounds down", "t"),
+    Case("natural_division_in_a_fun_compared_with_a_fun",
+         {"a.lemma": "theorem t (n : Nat) : (fun (k : Fin 2) => n / 2 * 2) = (fun (k : Fin 2) => n) "
+                     ":= by norm\n"},
+         "a.lemma:1:43", "where `/` rounds down", "t"),
+    Case("natural_disequation_of_funs",
+         {"a.lemma": "theorem t (n : Nat) : (fun (k : Fin 2) => n ^ 2) ≠ (fun (k : Fin 2) => 4) := by "
+                     "witness (n := 0)\n"},
+         "a.lemma:1:23", "Lean reads it in ℕ, for ALL values", "t"),
+    Case("natural_division_in_the_scalar_of_an_applied_smul",
+         {"a.lemma": "theorem t (n : Nat) (v : Vec 1) : ((n / 2 * 2) • v) 0 = (n • v) 0 := by norm\n"},
+         "a.lemma:1:37", "where `/` rounds down", "t"),
+    Case("natural_division_in_the_condition_of_an_applied_if",
+         {"a.lemma": "theorem t (n : Nat) (v w : Vec 1) : (if n / 2 * 2 = n then v else w) 0 = v 0 "
+                     ":= by norm\n"},
+         "a.lemma:1:41", "where `/` rounds down", "t"),
+    Case("natural_subtraction_beside_a_compound_head",
+         {"a.lemma": "theorem t (n : Nat) : (n • (fun (k : Fin 1) => n)) 0 - 1 + 1 = n * n := by norm\n"},
+         "a.lemma:1:23", "where `-` stops at 0", "t"),
     Case("cast_to_another_type_than_the_reals",
          {"a.lemma": "theorem t (n : Nat) : (n : Nat) = n\n"},
          "a.lemma:1:28", "is only `(e : ℝ)` here", "t"),

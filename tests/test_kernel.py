@@ -892,12 +892,24 @@ def test_a_cast_makes_natural_arithmetic_real(tmp_path: Path) -> None:
         "theorem a3 (n : Nat) : (n - 1 : ℝ) + 1 = n := by norm\n"
         "theorem a4 (n : Nat) : (n : ℝ) ^ 2 ≠ 4 := by witness (n := 1)\n"
         "theorem f1 (R : Nat) (v : Vec 3) : R • ((1 / R : ℝ) • v) = v := by norm\n"
-        "theorem f2 (n : Nat) : (n - 2 : ℝ) = n - 1 := by norm\n")
+        "theorem f2 (n : Nat) : (n - 2 : ℝ) = n - 1 := by norm\n"
+        # forty-third review: text Lean reads in ℝ as this checker does (the first branch, the
+        # first entry or the parameter's type makes it real) was refused
+        "theorem p2 (n : Nat) (x : ℝ) : (if 0 < x then x else n - 1) = (if 0 < x then x else n - 1)"
+        " := by norm\n"
+        "theorem p3 (n : Nat) (x : ℝ) : ![x, n - 1] 1 + 1 = n := by norm\n"
+        "def gv (v : Vec 1) : ℝ := v 0\n"
+        "theorem p4 (n : Nat) : gv ![n / 2] * 2 = n := by norm\n"
+        "def v2 (n : Nat) : Vec 2 := ![n / 2, 0]\n"
+        # ... and an unused variable left out of the evaluator's witness reached the kernel
+        # as a `KeyError`
+        "theorem w1 (n : Nat) (x : ℝ) : (n ^ 2 : ℝ) ≠ 4 := by witness (n := 0)\n")
     for rep in (True, False):
         vs = {v.name: v.verdict for v in
               Checker(Options(search_seconds=1.0, replay=rep)).check_file(case)}
         assert vs == {"a1": "proved", "a2": "proved", "a3": "proved", "a4": "proved",
-                      "f1": "refuted", "f2": "refuted"}, (rep, vs)
+                      "f1": "refuted", "f2": "refuted", "p2": "proved", "p3": "proved",
+                      "p4": "proved", "w1": "proved"}, (rep, vs)
 
 
 def test_keys_of_shared_values_are_bounded(tmp_path: Path) -> None:

@@ -298,14 +298,14 @@ def elaborate_decl(d: T.Decl, env: GlobalEnv, el: Elaborator, path: str) -> Glob
         binders.append((b.name, ty))
     reading = LeanReading(ctx)      # text Lean reads in ℕ where this language reads ℝ: refused
     for _, h in hyps:
-        reading.check(h, False)
+        reading.check(h, None)
     if isinstance(d, T.Def):
         ret_ty = el.type_of_term(d.ret, ctx) if not _is_prop_type(d.ret) else PropT()
         if isinstance(ret_ty, PropT):
             body = el.prop(d.body, ctx)
         else:
             body = el.expect(d.body, ctx, ret_ty)
-        reading.check(body, isinstance(ret_ty, (RealT, VecT)))
+        reading.check(body, "real" if isinstance(ret_ty, (RealT, VecT)) else None)
         return GlobalDecl(d.name, "def", tuple(params), d.ret if not isinstance(ret_ty, PropT)
                           else None, body=body, doc=d.doc, span=d.span, path=path, decl=d,
                           ret_ty=ret_ty, size_subst=ctx.subst,
@@ -332,7 +332,7 @@ def elaborate_decl(d: T.Decl, env: GlobalEnv, el: Elaborator, path: str) -> Glob
         _check_proof_names(d, {h for h, _ in hyps}, env)
         prop_types = el.positional_types(stmt)
         _check_no_nested_ne(stmt, prop_types, env)
-        reading.check(stmt, False)
+        reading.check(stmt, None)
         if isinstance(stmt, T.Cmp) and stmt.op == "≠" and \
                 not isinstance(prop_types.get(()), NatT):
             reading.disequation(stmt)

@@ -565,7 +565,8 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: Checker, options: Options) -
             v.reason = f"the kernel rejects the given witness: {direct}; then {v.reason}"
         if v.verdict == "proved" and options.replay:
             # The evaluator found the assignment; the kernel re-evaluates it on its own.
-            ktrace = [{"rule": "witness", "assignment": v.counterexample["assignment"]}]
+            ktrace = [{"rule": "witness",
+                       "assignment": _unused_filled(g, v.counterexample["assignment"])}]
             failure, v.kernel = replay_in_kernel(g, genv, ktrace, checker)
             checker.ktraces[g.name] = ktrace
             if failure is not None:
@@ -829,6 +830,36 @@ def _given_witness(g: GlobalDecl, genv: GlobalEnv, step: T.ProofStep) -> dict[st
 
 
 WITNESS_SECONDS = 30.0    # the work a given witness may take, in nominal seconds (then unknown)
+
+
+def _unused_filled(g: GlobalDecl, assignment: dict[str, Any]) -> dict[str, Any]:
+    """The evaluator's witness with a value (0) for each variable nothing mentions (not the
+    statement, a hypothesis or another binder's type), which it leaves out: the kernel wants
+    every variable given (the forty-third review saw a `KeyError` reach the reason)."""
+    from . import arith
+    used: set[str] = set(T.free_names(g.stmt)) if g.stmt is not None else set()
+    for _, h in g.hyps:
+        used |= T.free_names(h)
+    for _, ty in g.binders:
+        used |= T.free_names(ty_to_term(ty))
+    out = {part: dict(assignment.get(part, {})) for part in
+           ("sizes", "reals", "tensors", "families", "indices", "maps")}
+    given = set().union(*(out[p] for p in out))
+    for name, ty in g.binders:
+        if name in used or name in given:
+            continue
+        try:
+            if isinstance(ty, NatT):
+                out["sizes"][name] = 0
+            elif isinstance(ty, RealT):
+                out["reals"][name] = 0
+            elif isinstance(ty, VecT):
+                out["tensors"][name] = [0] * arith.size_value(ty.size, out["sizes"])
+            elif isinstance(ty, FinT) and arith.size_value(ty.size, out["sizes"]) > 0:
+                out["indices"][name] = 0
+        except (KeyError, arith.NotASize):
+            pass                           # (the kernel then says what is missing)
+    return out
 
 
 def _decide_ne(g: GlobalDecl, genv: GlobalEnv, options: Options) -> Verdict:

@@ -858,47 +858,47 @@ _RANK = {"poly": 0, "nat": 1, "real": 2}
 class LeanReading:
     """Where Lean reads an arithmetic text in ℕ and this language in ℝ, refuse it.
 
-    Lean elaborates `a + b * c` (and a comparison's two sides together) as one tree: its
-    *leaves* — variables, applications, `∑`, `if`, numerals — are elaborated with no expected
-    type, and the tree takes the largest of their types, or the expected type when it has one
-    (an argument of a real parameter, a real definition's body).  With every leaf a natural
-    number (or a numeral) the tree is ℕ, where `-` truncates (`0 - 1 = 0`), `/` rounds down
-    (`1 / 2 = 0`) and there is no negation; here they act on reals.  Such a tree with `-`, `/`
-    or a negation is an input error, at every tree: inside a `∑` body, an `if` branch, an
-    applied `fun` or an argument as well as at the top (the thirty-ninth and forty-first
-    reviews).  A theorem `a ≠ b` whose tree is ℕ in Lean but real here (through `^`, `∑` or
-    `if`) is refused by :meth:`disequation`: Lean reads it for all values, this language for
-    some.  This is a model of Lean's `binop%`, not Lean itself: it errs towards refusing."""
+    A model of Lean's elaboration, kept to what decides ℕ against ℝ.  Lean elaborates
+    `a + b * c`, and a comparison's two sides together, as one tree (`binop%`, `binrel%`):
+    the *leaves* (names, applications, `∑`, `if`, `fun`, `![…]`, numerals) are elaborated with
+    no expected type, and the tree takes the largest of their types, or its expected type
+    when it has one.  A unit is elaborated against an expected type only as an argument of a
+    parameter, a definition's body, a cast `(e : ℝ)`, or inside such a unit (a `∑` or `fun`
+    body, `if` branches, `![…]` entries); the head of an application and the scalar of `•`
+    get none.  With no real in sight a tree is ℕ, where `-` stops at 0, `/` rounds down and
+    there is no negation; here they act on reals.  Such a tree with `-`, `/` or a negation is
+    an input error, at every tree (the thirty-ninth, forty-first and forty-third reviews).  A
+    theorem `a ≠ b` whose sides are ℕ in Lean but reals here is refused by
+    :meth:`disequation` (Lean reads it for all values, this language for some).  Where the
+    model is unsure it refuses."""
 
     def __init__(self, ctx: Ctx) -> None:
         self.ctx = ctx
 
-    # ---- the type Lean gives a tree: "real", "nat", or "poly" (numerals only: the context's)
+    # ---- Lean's type of a unit elaborated with no expected type: "real", "nat" or "poly"
+    # (numerals only: whatever the context makes them); for a vector or map, its entries'
     def kind(self, t: T.Term, bound: dict[str, str]) -> str:
         if isinstance(t, T.Num):
             return "poly" if t.value.denominator == 1 and t.value >= 0 else "real"
-        if isinstance(t, T.BinOp):
-            if t.op not in _ARITH_OPS:
-                return "real"
-            if t.op == "^":
-                return self.kind(t.lhs, bound)
-            return max(self.kind(t.lhs, bound), self.kind(t.rhs, bound), key=_RANK.get)
-        if isinstance(t, T.Neg):
-            return self.kind(t.arg, bound)
+        if _is_arith(t):
+            leaves: list[T.Term] = []
+            _split_tree(t, leaves, [])
+            return _largest(self.kind(x, bound) for x in leaves)
+        if isinstance(t, T.BinOp) and t.op == "•":
+            return self.kind(t.rhs, bound)
         if isinstance(t, T.Ite):
-            return max(self.kind(t.then, bound), self.kind(t.els, bound), key=_RANK.get)
-        if isinstance(t, T.Sum):
-            return self.kind(t.body, {**bound, **{b.name: "nat" for b in t.binders}})
+            k = self.kind(t.then, bound)          # (the `then` branch fixes the type first)
+            return k if k != "poly" else self.kind(t.els, bound)
+        if isinstance(t, (T.Sum, T.Lam)):
+            return self.kind(t.body, {**bound, **_binder_kinds(t.binders)})
+        if isinstance(t, T.VecLit):
+            return next((k for k in (self.kind(x, bound) for x in t.items) if k != "poly"),
+                        "poly")
         head, args = (t.fn, t.args) if isinstance(t, T.App) else (t, ())
-        if isinstance(head, T.Lam) and args:             # `(fun k => body) 0`: the body's
-            return self.kind(head.body, {**bound, **_binder_kinds(head.binders)})
-        if isinstance(head, T.VecLit) and args:          # `![n, n] 0`: the entries'
-            return max((self.kind(x, bound) for x in head.items), key=_RANK.get,
-                       default="poly")
         if not isinstance(head, T.Var):
-            return "real"
+            return self.kind(head, bound)        # `(fun k => …) 0`, `![…] 0`, `(s • f) 0`
         if head.name in bound:
-            return bound[head.name] if not args else "real"
+            return bound[head.name]
         ty = self.ctx.locals.get(head.name)
         if ty is not None:
             for _ in args:
@@ -910,24 +910,24 @@ class LeanReading:
         n_params = len([p for p in g.params if p.kind != "hyp"])
         return "nat" if len(args) == n_params else "real"   # (more: a vector read)
 
-    # ---- the walk
-    def check(self, t: T.Term, real: bool, bound: dict[str, str] | None = None) -> None:
-        """Check ``t``; ``real``: Lean elaborates it against an expected real type."""
+    # ---- the walk; ``want``: Lean's expected type of ``t`` ("real", or None for none)
+    def check(self, t: T.Term, want: str | None, bound: dict[str, str] | None = None) -> None:
         bound = bound or {}
         if _is_arith(t):
-            self.tree([t], real, bound, t)
+            self.tree([t], want, bound, t)
         elif isinstance(t, T.Cmp):
-            self.tree([t.lhs, t.rhs], False, bound, t)
+            self.tree([t.lhs, t.rhs], None, bound, t)
         else:
-            self.leaf(t, real, bound)
+            self.unit(t, want, bound)
 
-    def tree(self, roots: list[T.Term], real: bool, bound: dict[str, str], at: T.Term) -> None:
+    def tree(self, roots: list[T.Term], want: str | None, bound: dict[str, str],
+             at: T.Term) -> None:
         leaves: list[T.Term] = []
         ops: list[T.Term] = []
         for r in roots:
             _split_tree(r, leaves, ops)
         kinds = [self.kind(x, bound) for x in leaves]
-        is_real = real or "real" in kinds
+        is_real = want == "real" or "real" in kinds
         if not is_real:
             bad = next((o for o in ops if isinstance(o, T.Neg) or o.op in ("-", "/")), None)
             if bad is not None:
@@ -937,51 +937,68 @@ class LeanReading:
                            "reals: the same text would state something else", at, self.ctx,
                            hint="to mean the reals, say so as in Lean: `(n - 1 : ℝ)`, "
                                 "`(1 / R : ℝ)` (a cast), or give the arithmetic a real operand")
-        for x, k in zip(leaves, kinds):
-            self.leaf(x, is_real and k == "poly", bound)
+        for x, k in zip(leaves, kinds):      # a leaf has no expected type (numerals: the tree's)
+            self.unit(x, "real" if is_real and k == "poly" else None, bound)
 
-    def leaf(self, t: T.Term, real: bool, bound: dict[str, str]) -> None:
+    def unit(self, t: T.Term, want: str | None, bound: dict[str, str]) -> None:
         if isinstance(t, (T.Num, T.Var)):
             return
         if _is_arith(t) or isinstance(t, T.Cmp):
-            self.check(t, real, bound)
-        elif isinstance(t, T.Sum):
-            self.check(t.body, real, {**bound, **{b.name: "nat" for b in t.binders}})
+            self.check(t, want, bound)
+        elif isinstance(t, (T.Sum, T.Lam, T.Forall)):
+            self.check(t.body, want, {**bound, **_binder_kinds(t.binders)})
         elif isinstance(t, T.Ite):
-            self.check(t.cond, False, bound)
-            self.check(t.then, real, bound)
-            self.check(t.els, real, bound)
-        elif isinstance(t, (T.Lam, T.Forall)):
-            self.check(t.body, True, {**bound, **_binder_kinds(t.binders)})
+            self.check(t.cond, None, bound)
+            self.check(t.then, want, bound)
+            k = self.kind(t.then, bound)
+            self.check(t.els, want or (k if k == "real" else None), bound)
+        elif isinstance(t, T.VecLit):
+            first = None
+            for x in t.items:
+                self.check(x, want or first, bound)
+                k = self.kind(x, bound)
+                first = first or (k if k == "real" else None)
+        elif isinstance(t, T.BinOp) and t.op == "•":
+            self.check(t.lhs, None, bound)               # `leftact%`: the scalar alone
+            self.check(t.rhs, want, bound)
         elif isinstance(t, T.App):
             head = t.fn
-            g = self.ctx.env.get(head.name) if isinstance(head, T.Var) and \
-                head.name not in self.ctx.locals and head.name not in bound else None
+            named = isinstance(head, T.Var) and head.name not in bound
+            g = self.ctx.env.get(head.name) if named and head.name not in self.ctx.locals \
+                else None
             params = [p for p in g.params if p.kind != "hyp"] if g is not None else []
             for k, a in enumerate(t.args):
                 pty = params[k].ty_term if k < len(params) else None
-                self.check(a, pty == T.Var("ℝ"), bound)
-            if isinstance(head, T.Lam):
-                self.check(head.body, real, {**bound, **_binder_kinds(head.binders)})
-            elif isinstance(head, T.VecLit):
-                for x in head.items:
-                    self.check(x, real, bound)
+                self.check(a, "real" if _real_valued(pty) else None, bound)
+            if not named:
+                self.check(head, None, bound)            # a head is elaborated alone
         else:
             for c in t.children():
                 if not isinstance(c, T.Binder):
-                    self.check(c, False, bound)
+                    self.check(c, None, bound)
 
     def disequation(self, stmt: T.Cmp) -> None:
-        """A theorem `a ≠ b` typed real here whose Lean tree is ℕ (see the class)."""
-        kinds = [self.kind(x, {}) for x in (stmt.lhs, stmt.rhs)]
-        if "real" not in kinds:
+        """A theorem `a ≠ b` typed real here whose sides are ℕ in Lean (see the class)."""
+        if "real" not in (self.kind(stmt.lhs, {}), self.kind(stmt.rhs, {})):
             raise TypeError_("every operand of this `≠` is a natural number, so Lean reads it in "
                              "ℕ, for ALL values; here `^`, `∑` or `if` makes its sides reals, "
                              "and a `≠` between reals says they differ for SOME values (a "
                              "witness): the same text would state something else", stmt.span,
-                             hint="write it between sizes (`+`, `*` only); or, for a `≠` "
-                                  "between reals (which a witness proves), cast a side: "
-                                  "`(n ^ 2 : ℝ) ≠ 4`")
+                             hint="write it between sizes (`+`, `*` only): then it is a "
+                                  "statement for all values, as in Lean")
+
+
+def _largest(kinds) -> str:
+    return max(kinds, key=_RANK.get, default="poly")
+
+
+def _real_valued(ty: T.Term | None) -> bool:
+    """A parameter whose argument Lean elaborates against a real type: `ℝ`, `Vec n`, or a
+    function into them."""
+    while isinstance(ty, T.Arrow):
+        ty = ty.cod
+    head = ty.fn if isinstance(ty, T.App) else ty
+    return isinstance(head, T.Var) and head.name in ("ℝ", "Real", "Vec")
 
 
 _NAT_MEANING = {"`-`": "`-` stops at 0 (`0 - 1 = 0`)", "`/`": "`/` rounds down (`1 / 2 = 0`)",
@@ -1009,10 +1026,14 @@ def _split_tree(t: T.Term, leaves: list[T.Term], ops: list[T.Term]) -> None:
 
 
 def _binder_kinds(binders: tuple[T.Binder, ...]) -> dict[str, str]:
-    """A bound name's kind from its type: an index or a size is natural, anything else real."""
+    """A bound name's kind from its type (a function's: its result's): an index or a size is
+    natural, anything else real."""
     out = {}
     for b in binders:
-        head = b.ty.fn if isinstance(b.ty, T.App) else b.ty
+        ty = b.ty
+        while isinstance(ty, T.Arrow):
+            ty = ty.cod
+        head = ty.fn if isinstance(ty, T.App) else ty
         out[b.name] = "nat" if isinstance(head, T.Var) and head.name in ("Fin", "Nat", "ℕ") \
             else "real"
     return out
