@@ -203,6 +203,19 @@ CASES = [
     Case("natural_subtraction_beside_a_compound_head",
          {"a.lemma": "theorem t (n : Nat) : (n • (fun (k : Fin 1) => n)) 0 - 1 + 1 = n * n := by norm\n"},
          "a.lemma:1:23", "where `-` stops at 0", "t"),
+    # forty-fourth review: an index from a `Fin`-valued definition skipped the `Fin n` check
+    Case("index_arithmetic_through_a_fin_valued_definition",
+         {"a.lemma": "def idx (i : Fin 2) : Fin 2 := i\n"
+                     "theorem t (x : ℝ) : (if idx 1 + 1 = 0 then x else 0) = 0 := by norm\n"},
+         "a.lemma:2:25", "wrap around modulo n", "t"),
+    Case("numeral_past_the_range_of_a_fin_valued_definition",
+         {"a.lemma": "def idx (i : Fin 2) : Fin 2 := i\n"
+                     "theorem t (x : ℝ) : (if idx 1 = 3 then x else 0) = 0 := by norm\n"},
+         "a.lemma:2:33", "Lean reads the numeral `3`", "t"),
+    Case("index_arithmetic_in_a_prop_definition",
+         {"a.lemma": "def idx (i : Fin 2) : Fin 2 := i\ndef Q (i : Fin 2) : Prop := idx i + 1 = 0\n"
+                     "theorem t : Q 1 := by norm\n"},
+         "a.lemma:2:29", "wrap around modulo n", "Q"),
     Case("cast_to_another_type_than_the_reals",
          {"a.lemma": "theorem t (n : Nat) : (n : Nat) = n\n"},
          "a.lemma:1:28", "is only `(e : ℝ)` here", "t"),

@@ -903,13 +903,24 @@ def test_a_cast_makes_natural_arithmetic_real(tmp_path: Path) -> None:
         "def v2 (n : Nat) : Vec 2 := ![n / 2, 0]\n"
         # ... and an unused variable left out of the evaluator's witness reached the kernel
         # as a `KeyError`
-        "theorem w1 (n : Nat) (x : ℝ) : (n ^ 2 : ℝ) ≠ 4 := by witness (n := 0)\n")
+        "theorem w1 (n : Nat) (x : ℝ) : (n ^ 2 : ℝ) ≠ 4 := by witness (n := 0)\n"
+        # forty-fourth review: the same for an unused family; and more text Lean reads in ℝ
+        # (numerals that a later branch or entry makes real, a local function's real domain,
+        # a family-valued definition's entries, a negated numeral scalar: ℤ in Lean) was refused
+        "theorem w2 (n : Nat) (e : Fin 2 → Vec 1) : (n : ℝ) ^ 2 ≠ 4 := by witness (n := 0)\n"
+        "theorem p5 (x : ℝ) : (if 0 < x then 1 / 2 else x) = (if 0 < x then 1 / 2 else x) := by norm\n"
+        "theorem p6 (x : ℝ) : ![1 / 2, x] 0 * 2 = 1 := by norm\n"
+        "theorem p7 (n : Nat) (f : ℝ → ℝ) : f (n - 1) = f (n - 1) := by norm\n"
+        "def fam (n : Nat) : Fin 2 → Vec 1 := fun (r : Fin 2) => ![n - 1]\n"
+        "theorem p8 (v : Vec 2) : (-1) • v = (fun (i : Fin 2) => -v i) := by norm\n")
     for rep in (True, False):
         vs = {v.name: v.verdict for v in
               Checker(Options(search_seconds=1.0, replay=rep)).check_file(case)}
         assert vs == {"a1": "proved", "a2": "proved", "a3": "proved", "a4": "proved",
                       "f1": "refuted", "f2": "refuted", "p2": "proved", "p3": "proved",
-                      "p4": "proved", "w1": "proved"}, (rep, vs)
+                      "p4": "proved", "w1": "proved", "w2": "proved", "p5": "proved",
+                      "p6": "proved", "p7": vs["p7"], "p8": "proved"}, (rep, vs)
+        assert vs["p7"] != "refuted"
 
 
 def test_keys_of_shared_values_are_bounded(tmp_path: Path) -> None:

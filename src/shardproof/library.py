@@ -18,7 +18,7 @@ from pathlib import Path
 from . import terms as T
 from .errors import ImportError_, NameError_, ShardproofError, Span, TypeError_
 from .syntax import decode_source, parse_module, source_lines
-from .types import (TYPE_NAMES, Ctx, Elaborator, FinT, GlobalDecl, GlobalEnv, NatT, Param,
+from .types import (TYPE_NAMES, Ctx, Elaborator, FinT, FunT, GlobalDecl, GlobalEnv, NatT, Param,
                     LeanReading, PropT, RealT, Ty, VecT, _suggest, check_binder_name,
                     is_size_term)
 
@@ -305,7 +305,10 @@ def elaborate_decl(d: T.Decl, env: GlobalEnv, el: Elaborator, path: str) -> Glob
             body = el.prop(d.body, ctx)
         else:
             body = el.expect(d.body, ctx, ret_ty)
-        reading.check(body, "real" if isinstance(ret_ty, (RealT, VecT)) else None)
+        cod = ret_ty
+        while isinstance(cod, FunT):                     # (a family's entries are real too)
+            cod = cod.cod
+        reading.check(body, "real" if isinstance(cod, (RealT, VecT)) else None)
         return GlobalDecl(d.name, "def", tuple(params), d.ret if not isinstance(ret_ty, PropT)
                           else None, body=body, doc=d.doc, span=d.span, path=path, decl=d,
                           ret_ty=ret_ty, size_subst=ctx.subst,

@@ -857,6 +857,10 @@ def _unused_filled(g: GlobalDecl, assignment: dict[str, Any]) -> dict[str, Any]:
                 out["tensors"][name] = [0] * arith.size_value(ty.size, out["sizes"])
             elif isinstance(ty, FinT) and arith.size_value(ty.size, out["sizes"]) > 0:
                 out["indices"][name] = 0
+            elif isinstance(ty, FunT) and isinstance(ty.dom, FinT) and isinstance(ty.cod, VecT):
+                out["families"][name] = [[0] * arith.size_value(ty.cod.size, out["sizes"])
+                                         for _ in range(arith.size_value(ty.dom.size,
+                                                                         out["sizes"]))]
         except (KeyError, arith.NotASize):
             pass                           # (the kernel then says what is missing)
     return out

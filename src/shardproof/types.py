@@ -466,7 +466,7 @@ class Elaborator:
         if op in (">", "≥"):             # `R > 0` is `0 < R`, as in Lean: one form for the facts
             op, a, b = {">": "<", "≥": "≤"}[op], b, a
         if is_nat(aty) and is_nat(bty):
-            _lean_reads_in_fin(t, a, b, ctx)
+            _lean_reads_in_fin(t, a, b, aty, bty, ctx)
             if op == "≤" and a == T.Num(Fraction(1)):     # `1 ≤ R` is `0 < R` for a size
                 op, a = "<", T.Num(Fraction(0), span=a.span)
             out = T.Cmp(op, a, b, span=t.span)
@@ -798,47 +798,67 @@ def is_negative_statement(g: GlobalDecl) -> bool:
         not isinstance(g.prop_types.get(()), NatT)
 
 
-def _lean_reads_in_fin(t: T.Cmp, a: T.Term, b: T.Term, ctx: Ctx) -> None:
+def _lean_reads_in_fin(t: T.Cmp, a: T.Term, b: T.Term, aty: Ty, bty: Ty, ctx: Ctx) -> None:
     """Refuse a comparison of indices that Lean computes in `Fin n`, where it means something
-    else.  With every operand an index of `Fin n` or a numeral, Lean's comparison is in `Fin n`:
-    `+` and `*` wrap modulo n and a numeral k is k mod n (in `Fin 1`, `i + 1 = 0` holds and
-    `i < 1` does not); here indices are natural numbers.  The two agree without arithmetic
-    when every numeral is below n (the thirty-ninth review had both forms proved)."""
-    sizes: list[T.Term] = []
-    nums: list[T.Num] = []
-    if not (_fin_operands(a, ctx, sizes, nums) and _fin_operands(b, ctx, sizes, nums)) or \
-            not sizes:
-        return
+    else.  With every operand an index of `Fin n` (a variable, a `Fin`-valued definition, an
+    `if` between indices) or a numeral, Lean's comparison is in `Fin n`: `+` and `*` wrap
+    modulo n and a numeral k is k mod n (in `Fin 1`, `i + 1 = 0` holds and `i < 1` does not);
+    here indices are natural numbers.  The two agree without arithmetic when every numeral is
+    below n (the thirty-ninth and forty-fourth reviews)."""
+    operands: list[T.Term] = []
+    arithmetic = _index_operands(a, operands) | _index_operands(b, operands)
+    kinds = [_index_kind(x, ctx) for x in operands]
+    if "size" in kinds or all(k == "num" for k in kinds):
+        return                                   # Lean reads it in ℕ (a size is ℕ)
     hint = "add a size to the comparison (`i + 1 = n`): then Lean reads it in ℕ too"
-    if isinstance(a, T.BinOp) or isinstance(b, T.BinOp):        # (operands: `+`, `*` only)
+    if arithmetic:
         raise _err("every operand of this comparison is an index or a numeral, so Lean computes "
                    "it in `Fin n`, where `+` and `*` wrap around modulo n; here indices are "
                    "natural numbers: the same text would state something else", t, ctx,
                    hint=hint)
-    for k in nums:
+    sizes = [ty.size for ty in (aty, bty) if isinstance(ty, FinT)]
+    for k in (x for x in operands if isinstance(x, T.Num)):
         small = next((n for n in sizes if not _below(k, n, ctx)), None)
-        if k.value != 0 and small is not None:
+        if k.value != 0 and (small is not None or not sizes):
+            shown = f"`Fin {_paren(small)}`" if small is not None else "`Fin n`"
             raise _err(f"Lean reads the numeral `{pretty(k)}` compared with an index of "
-                       f"`Fin {_paren(small)}` modulo that size (in `Fin {pretty(k)}`, `{pretty(k)}` "
+                       f"{shown} modulo that size (in `Fin {pretty(k)}`, `{pretty(k)}` "
                        "is `0`); here it is the natural number, and the size's form does not "
                        "show it is larger (a hypothesis such as `1 < n` is not used)", k, ctx,
                        hint=f"write the size so that it is (`Fin (m + {k.value + 1})`), or add a "
                             "size to the comparison: then Lean reads it in ℕ too")
 
 
-def _fin_operands(t: T.Term, ctx: Ctx, sizes: list[T.Term], nums: list[T.Num]) -> bool:
-    """Is every operand of this tree (through `+` and `*`) a numeral or an index (a variable of
-    type `Fin n`)?  Collects the indices' sizes and the numerals."""
-    if isinstance(t, T.Num):
-        nums.append(t)
-        return True
+def _index_operands(t: T.Term, out: list[T.Term]) -> bool:
+    """The operands of ``t`` through `+` and `*`; True when there is such an operator."""
     if isinstance(t, T.BinOp) and t.op in ("+", "*"):
-        return _fin_operands(t.lhs, ctx, sizes, nums) and _fin_operands(t.rhs, ctx, sizes, nums)
-    ty = ctx.locals.get(t.name) if isinstance(t, T.Var) else None
-    if isinstance(ty, FinT):
-        sizes.append(ty.size)
+        _index_operands(t.lhs, out)
+        _index_operands(t.rhs, out)
         return True
+    out.append(t)
     return False
+
+
+def _index_kind(t: T.Term, ctx: Ctx) -> str | None:
+    """An operand of a comparison between naturals: "num", "index" (its type is `Fin n`),
+    "size" (`Nat`), or None (not known: treated as an index)."""
+    if isinstance(t, T.Num):
+        return "num"
+    if isinstance(t, T.Ite):
+        kinds = {_index_kind(t.then, ctx), _index_kind(t.els, ctx)}
+        return "size" if "size" in kinds else "index" if kinds <= {"index", "num"} else None
+    head, args = (t.fn, t.args) if isinstance(t, T.App) else (t, ())
+    if not isinstance(head, T.Var):
+        return None
+    ty: Ty | None = ctx.locals.get(head.name)
+    if ty is None:
+        g = ctx.env.get(head.name)
+        n_params = len([p for p in g.params if p.kind != "hyp"]) if g is not None else -1
+        ty = g.ret_ty if g is not None and len(args) == n_params else None
+    else:
+        for _ in args:
+            ty = ty.cod if isinstance(ty, FunT) else None
+    return "index" if isinstance(ty, FinT) else "size" if isinstance(ty, NatT) else None
 
 
 def _below(k: T.Num, n: T.Term, ctx: Ctx) -> bool:
@@ -928,8 +948,12 @@ class LeanReading:
             _split_tree(r, leaves, ops)
         kinds = [self.kind(x, bound) for x in leaves]
         is_real = want == "real" or "real" in kinds
+        # numerals alone with a negation are ℤ in Lean (`-1 - 2 = -3`): only `/` differs there
+        integer = all(k == "poly" for k in kinds) and any(isinstance(o, T.Neg) for o in ops)
         if not is_real:
-            bad = next((o for o in ops if isinstance(o, T.Neg) or o.op in ("-", "/")), None)
+            bad = next((o for o in ops if not integer and isinstance(o, T.Neg) or
+                        isinstance(o, T.BinOp) and o.op in (("/",) if integer else ("-", "/"))),
+                       None)
             if bad is not None:
                 what = "a negation" if isinstance(bad, T.Neg) else f"`{bad.op}`"
                 raise _err(f"every operand of this arithmetic is a natural number, so Lean "
@@ -947,17 +971,14 @@ class LeanReading:
             self.check(t, want, bound)
         elif isinstance(t, (T.Sum, T.Lam, T.Forall)):
             self.check(t.body, want, {**bound, **_binder_kinds(t.binders)})
-        elif isinstance(t, T.Ite):
-            self.check(t.cond, None, bound)
-            self.check(t.then, want, bound)
-            k = self.kind(t.then, bound)
-            self.check(t.els, want or (k if k == "real" else None), bound)
-        elif isinstance(t, T.VecLit):
-            first = None
-            for x in t.items:
-                self.check(x, want or first, bound)
-                k = self.kind(x, bound)
-                first = first or (k if k == "real" else None)
+        elif isinstance(t, (T.Ite, T.VecLit)):
+            # without an expected type, the first branch (entry) that is not numerals alone
+            # fixes the type, and numerals follow it (`if c then 1 / 2 else x` is real)
+            want = want or ("real" if self.kind(t, bound) == "real" else None)
+            if isinstance(t, T.Ite):
+                self.check(t.cond, None, bound)
+            for x in (t.then, t.els) if isinstance(t, T.Ite) else t.items:
+                self.check(x, want if want or self.kind(x, bound) != "poly" else None, bound)
         elif isinstance(t, T.BinOp) and t.op == "•":
             self.check(t.lhs, None, bound)               # `leftact%`: the scalar alone
             self.check(t.rhs, want, bound)
@@ -966,9 +987,13 @@ class LeanReading:
             named = isinstance(head, T.Var) and head.name not in bound
             g = self.ctx.env.get(head.name) if named and head.name not in self.ctx.locals \
                 else None
-            params = [p for p in g.params if p.kind != "hyp"] if g is not None else []
+            params = [p.ty_term for p in g.params if p.kind != "hyp"] if g is not None else []
+            local = self.ctx.locals.get(head.name) if named else None
+            while isinstance(local, FunT):               # a local function's domains
+                params.append(ty_to_term(local.dom))
+                local = local.cod
             for k, a in enumerate(t.args):
-                pty = params[k].ty_term if k < len(params) else None
+                pty = params[k] if k < len(params) else None
                 self.check(a, "real" if _real_valued(pty) else None, bound)
             if not named:
                 self.check(head, None, bound)            # a head is elaborated alone
