@@ -599,6 +599,24 @@ def test_natural_definitions_and_doubled_prop_definitions_end(tmp_path, monkeypa
     assert verdicts["deep"] in ("proved", "unknown")
 
 
+def test_the_normaliser_bounds_the_terms_it_builds(tmp_path, monkeypatch) -> None:
+    """Forty-second review: substitution and renaming inside sums build terms without ticking
+    the step fuel, and a `* 1` added to `ConvWSync` made `mnv4Fused_syncTied` build ~10,000 a
+    second for 330 s.  A normalisation may build MAX_ATOMS (the library's most is under 1,000);
+    past it the theorem is `unknown` with that reason.  Here with a budget of 2."""
+    from shardproof.check import Checker, Options
+    from shardproof.rewrite import nf
+    (tmp_path / ".lemmaroot").write_text("")
+    case = tmp_path / "case.lemma"
+    case.write_text("theorem t (n : Nat) (x y : Vec n) :\n"
+                    "    (∑ (i : Fin n), (x i + y i) * (x i - y i)) = (∑ (i : Fin n), (x i * x i - y i * y i))"
+                    " := by norm\n")
+    assert Checker(Options(search_seconds=0.0)).check_file(case)[0].verdict == "proved"
+    monkeypatch.setattr(nf, "MAX_ATOMS", 2)
+    v = Checker(Options(search_seconds=0.0)).check_file(case)[0]
+    assert v.verdict == "unknown" and "budget of 2 built terms" in v.reason
+
+
 def test_elaboration_of_nested_comparisons_is_not_exponential(tmp_path, monkeypatch) -> None:
     """Sixteenth review: a comparison whose Nat side meets a real side elaborates that side
     again as a real, so each comparison nested in it was elaborated twice per level: 23 nested

@@ -37,11 +37,19 @@ class FuelExhausted(Exception):
     """A bounded loop of the normaliser ran out of fuel."""
 
 
+# Atoms one normalisation may build (the library's most is under 1,000).  Substitution and
+# renaming inside sums build atoms without ticking the step fuel: a `* 1` added to a definition
+# made one theorem build ~10,000 a second for 330 s (the forty-second review).
+MAX_ATOMS = 100_000
+_BUILT = [0]                 # atoms built so far (a context's budget ends at a count of it)
+
+
 class Atom:
     __slots__ = ("key", "fv", "height", "_hash")
     tag = "?"
 
     def _finish(self, key: tuple, fv: frozenset[str], height: int) -> None:
+        _BUILT[0] += 1
         if self.tag > "2" and key_nodes(key) > MAX_KEY_NODES:
             from .normalize import EngineGap
             raise EngineGap(f"a term whose key has more than {MAX_KEY_NODES:,} nodes (a value "
@@ -511,6 +519,7 @@ class NFContext:
     """What the normaliser knows about one theorem: nonzero names, index-variable bounds, fuel."""
 
     def __init__(self, nonzero: set[str], fuel: int = 200_000) -> None:
+        self.atom_limit = _BUILT[0] + MAX_ATOMS
         self.nonzero = nonzero
         self.bounds: dict[str, IPoly] = {}
         self.fuel = fuel
@@ -522,6 +531,8 @@ class NFContext:
         self.fuel -= n
         if self.fuel < 0:
             raise FuelExhausted("the normaliser's step budget")
+        if _BUILT[0] > self.atom_limit:
+            raise FuelExhausted(f"the normaliser's budget of {MAX_ATOMS:,} built terms")
 
     def use(self, rule: str, detail: str | None = None, at: str = "") -> None:
         self.rules_used[rule] = self.rules_used.get(rule, 0) + 1
@@ -548,7 +559,8 @@ def subst_mono(m: Mono, mp: dict[str, IPoly], ctx: NFContext) -> Poly:
 def subst_poly(p: Poly, mp: dict[str, IPoly], ctx: NFContext) -> Poly:
     if not (p.fv & mp.keys()):
         return p
-    out = ZERO
+    ctx.tick(0)                          # (checks the budget of built terms: renaming inside
+    out = ZERO                           # substituted sums builds many and ticks nothing)
     for m, c in p.terms:
         out = out + subst_mono(m, mp, ctx).scale(c)
     return out
