@@ -978,7 +978,7 @@ class LeanReading:
             if isinstance(t, T.Ite):
                 self.check(t.cond, None, bound)
             for x in (t.then, t.els) if isinstance(t, T.Ite) else t.items:
-                self.check(x, want if want or self.kind(x, bound) != "poly" else None, bound)
+                self.check(x, want, bound)
         elif isinstance(t, T.BinOp) and t.op == "•":
             self.check(t.lhs, None, bound)               # `leftact%`: the scalar alone
             self.check(t.rhs, want, bound)
