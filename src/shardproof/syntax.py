@@ -82,8 +82,9 @@ def _describe_expected(expected: set[str]) -> str:
 class _Builder:
     """Rule children → terms.  One method per rule name (its alias, else its name)."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, text: str = "") -> None:
         self.path = path
+        self.text = text             # (the source: a `∑` body's parentheses are read from it)
 
     def _tok_span(self, tok: tuple) -> Span:
         return Span(self.path, tok[1], tok[2], tok[3], tok[4])
@@ -203,7 +204,9 @@ class _Builder:
         return T.Lam(kids[0][0], kids[1][0], span=span)
 
     def sum(self, kids, span):
-        return T.Sum(kids[0][0], kids[1][0], span=span)
+        out = T.Sum(kids[0][0], kids[1][0], span=span)
+        _check_sum_body(out, self.text)
+        return out
 
     def forall_(self, kids, span):
         return T.Forall(kids[0][0], kids[1][0], span=span)
@@ -449,7 +452,7 @@ class _FastParser:
 
     def parse(self, text: str, path: str) -> tuple[T.Module, int]:
         """The module and its nesting depth; raises _Reject on any syntax error."""
-        b = _Builder(path)
+        b = _Builder(path, text)
         actions, rules, lexers, ignore, end = (self.actions, self.rules, self.lexers,
                                                self.ignore, self.end)
         states = [self.start]
@@ -605,37 +608,32 @@ def parse_module(text: str, path: str = "<input>") -> T.Module:
             pass  # reported below, in the order Lark's parse, the nesting check and the build do
     if module is None:
         module = _parse_with_lark(text, path, lines)
-    _check_sum_bodies(module, text, lines, path)
     return module
 
 
 _COMMENTS = re.compile(r"/-[\s\S]*?-/|--[^\n]*")
 
 
-def _check_sum_bodies(module: T.Module, text: str, lines: list[str], path: str) -> None:
+def _check_sum_body(t: T.Sum, text: str) -> None:
     """Refuse `∑ i, a + b` without parentheses: Mathlib's `∑` takes its body at precedence 67,
     so Lean reads it `(∑ i, a) + b`, while here `∑` extends as far right as it can (the
     thirty-ninth review): the same text would state something else.  `∑ i, (a + b)` and
     `(∑ i, a) + b` say which is meant."""
-    todo: list[T.Term] = list(module.decls)
-    while todo:
-        t = todo.pop()
-        todo.extend(t.children())
-        body = t.body if isinstance(t, T.Sum) else None
-        if not (isinstance(body, T.BinOp) and body.op in ("+", "-") and body.span is not None
-                and t.span is not None):
-            continue
-        # What stands between the binders' `,` and the body, comments dropped: nothing, or the
-        # opening parenthesis (a comment there once hid the `,`: the forty-first review).
-        before = text[_offset(lines, t.span.line) + t.span.col - 1:
-                      _offset(lines, body.span.line) + body.span.col - 1]
-        if _COMMENTS.sub(" ", before).rstrip().endswith(","):
-            raise ParseError(
-                f"`∑ …, a {body.op} b` without parentheses: Lean (Mathlib) reads it as "
-                f"`(∑ …, a) {body.op} b`, this language as `∑ …, (a {body.op} b)`; write the "
-                "parentheses that say which is meant", body.span,
-                source_line=lines[body.span.line - 1],
-                theorem=_decl_at(text, _offset(lines, body.span.line) + body.span.col - 1))
+    body = t.body
+    if not (isinstance(body, T.BinOp) and body.op in ("+", "-") and body.span is not None
+            and t.span is not None and text):
+        return
+    # What stands between the binders' `,` and the body, comments dropped: nothing, or the
+    # opening parenthesis (a comment there once hid the `,`: the forty-first review).
+    lines = source_lines(text)
+    at = _offset(lines, body.span.line) + body.span.col - 1
+    before = text[_offset(lines, t.span.line) + t.span.col - 1:at]
+    if _COMMENTS.sub(" ", before).rstrip().endswith(","):
+        raise ParseError(
+            f"`∑ …, a {body.op} b` without parentheses: Lean (Mathlib) reads it as "
+            f"`(∑ …, a) {body.op} b`, this language as `∑ …, (a {body.op} b)`; write the "
+            "parentheses that say which is meant", body.span,
+            source_line=lines[body.span.line - 1], theorem=_decl_at(text, at))
 
 
 def _parse_with_lark(text: str, path: str, lines: list[str]) -> T.Module:
@@ -648,7 +646,7 @@ def _parse_with_lark(text: str, path: str, lines: list[str]) -> T.Module:
     except UnexpectedInput as exc:
         raise _convert(exc, text, path) from None
     _check_nesting(tree, text, path)
-    b = _Builder(path)
+    b = _Builder(path, text)
 
     def build(node: Tree) -> tuple:  # recursion depth is bounded by the nesting check
         kids = [build(c) if isinstance(c, Tree) else
