@@ -193,6 +193,13 @@ CASES = [
          {"a.lemma": "theorem t (n : Nat) : (fun (k : Fin 2) => n ^ 2) ≠ (fun (k : Fin 2) => 4) := by "
                      "witness (n := 0)\n"},
          "a.lemma:1:23", "Lean reads it in ℕ, for ALL values", "t"),
+    # forty-fifth review: a definition whose result is a function into `Nat`, applied past its
+    # parameters, was read as a vector (real): this was proved with replay on
+    Case("natural_subtraction_through_a_definition_returning_a_function",
+         {"a.lemma": "def sz (n : Nat) (k : Fin 3) : Nat := n\n"
+                     "def G (n : Nat) : Fin 3 → Nat := sz n\n"
+                     "theorem t4 (n : Nat) : G n 0 ^ 1 - 1 + 1 = G n 0 ^ 1 := by norm\n"},
+         "a.lemma:3:24", "where `-` stops at 0", "t4"),
     Case("natural_division_in_the_scalar_of_an_applied_smul",
          {"a.lemma": "theorem t (n : Nat) (v : Vec 1) : ((n / 2 * 2) • v) 0 = (n • v) 0 := by norm\n"},
          "a.lemma:1:37", "where `/` rounds down", "t"),

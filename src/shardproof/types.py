@@ -925,10 +925,13 @@ class LeanReading:
                 ty = ty.cod if isinstance(ty, FunT) else None
             return "nat" if ty is not None and is_nat(ty) else "real"
         g = self.ctx.env.get(head.name)
-        if g is None or g.kind not in ("def", "opaque") or not is_nat(g.ret_ty or RealT()):
+        n_params = len([p for p in g.params if p.kind != "hyp"]) if g is not None else 0
+        if g is None or g.kind not in ("def", "opaque") or len(args) < n_params:
             return "real"
-        n_params = len([p for p in g.params if p.kind != "hyp"])
-        return "nat" if len(args) == n_params else "real"   # (more: a vector read)
+        ty = g.ret_ty or RealT()        # arguments past the parameters apply its result (the
+        for _ in args[n_params:]:       # forty-fifth review: `G n 0` for `G n : Fin 3 → Nat`)
+            ty = ty.cod if isinstance(ty, FunT) else None     # (a vector read: real)
+        return "nat" if ty is not None and is_nat(ty) else "real"
 
     # ---- the walk; ``want``: Lean's expected type of ``t`` ("real", or None for none)
     def check(self, t: T.Term, want: str | None, bound: dict[str, str] | None = None) -> None:
