@@ -28,7 +28,7 @@ def _reference_free(t: T.Term, bound: frozenset[str] = frozenset()) -> set[str]:
         if isinstance(u, T.Var):
             if u.name not in b:
                 out.add(u.name)
-        elif isinstance(u, (T.Lam, T.Sum, T.Forall)):
+        elif isinstance(u, (T.Lam, T.Sum, T.Forall, T.Exists)):
             inner = set(b)
             for bd in u.binders:
                 if bd.ty is not None:

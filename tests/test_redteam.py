@@ -27,9 +27,9 @@ theorem fin_clash (k : Nat) (x : Vec k) (i'1 : Fin k) : ∀ (i : Fin k), x i = x
 """,
     # A witness proves `x ≠ 0` for SOME x; it was cited as if `x ≠ 0` held for every x.
     "witness_cited": """
-theorem ne_zero (x : ℝ) : x ≠ 0 := by witness (x := 1)
+theorem ne_zero : ∃ (x : ℝ), x ≠ 0 := by witness (x := 1)
 theorem zero_eq_one (y : ℝ) : (if y - y ≠ 0 then 1 else 0) = 1 := by rw [ne_zero]; norm
-theorem sq_ne_id (x : ℝ) : x ^ 2 ≠ x := by witness (x := 2)
+theorem sq_ne_id : ∃ (x : ℝ), x ^ 2 ≠ x := by witness (x := 2)
 theorem bad_ne (y : ℝ) : (if y ^ 2 ≠ y then 5 else 7) = 5 := by rw [sq_ne_id]; norm
 """,
     # A hypothesis `∀ (r : Fin R), x = y` whose `r` is unused holds vacuously at R = 0; it was
@@ -42,17 +42,17 @@ theorem vac_norm (R : Nat) (x y : ℝ) (h : ∀ (r : Fin R), x = y) : x + 1 = y 
     # The numeric semantics computed naturals in int64, which wraps: a witness "showed"
     # (-2)^64 ≠ 2^64 (2^64 ≡ 0), the exact-evaluation oracle trusted it.
     "int_overflow": """
-theorem pow_ne (x : ℝ) : (-2) ^ 64 + x ≠ 2 ^ 64 + x := by witness
-theorem pos_ne (x : ℝ) : (if 0 < 2 ^ 63 then x else 0) ≠ x := by witness
+theorem pow_ne : ∃ (x : ℝ), (-2) ^ 64 + x ≠ 2 ^ 64 + x := by witness
+theorem pos_ne : ∃ (x : ℝ), (if 0 < 2 ^ 63 then x else 0) ≠ x := by witness
 """,
     # The exact evaluation called a nonzero irrational within 1e-50 of 0 zero (√2 minus its
     # first 59 digits): the witness oracle "showed" y · (1 / y) ≠ 1.
     "tiny_nonzero": """
-theorem tiny_sign (x : ℝ) : (if 0 < sqrt 2 - 1.4142135623730950488016887242096980785696718753769480731766
+theorem tiny_sign : ∃ (x : ℝ), (if 0 < sqrt 2 - 1.4142135623730950488016887242096980785696718753769480731766
     then x else 0) ≠ x := by witness
 theorem tiny_div : (sqrt 2 - 1.4142135623730950488016887242096980785696718753769480731766) *
     (1 / (sqrt 2 - 1.4142135623730950488016887242096980785696718753769480731766)) ≠ 1 := by witness
-theorem sq_ne (x : ℝ) (h : x - sqrt 2 = 0) : x * x ≠ 2 :=
+theorem sq_ne : ∃ (x : ℝ) (h : x - sqrt 2 = 0), x * x ≠ 2 :=
   by witness (x := 1.4142135623730950488016887242096980785696718753769480731766)
 """,
     # A rule's variable was instantiated with a term of another type: a Nat `n` with a real
@@ -72,23 +72,23 @@ theorem bad_ite (y : ℝ) (h : (if 0 < y then 1 else y) ≠ 0) :
     # literal of the wrong length; and a hypothesis `∀ (y : ℝ), …` was checked at one sampled
     # `y` (another variable's value), so witnesses "existed" where none can.
     "bad_witness": """
-theorem fin_oob (x : ℝ) (i : Fin 2) (h : i = i) : (if i ≤ 1 then x else 0) ≠ x :=
+theorem fin_oob : ∃ (x : ℝ) (i : Fin 2) (h : i = i), (if i ≤ 1 then x else 0) ≠ x :=
   by witness (i := 5) (x := 1)
-theorem fin_zero (x : ℝ) (i : Fin 0) (h : i = i) : x ≠ x + 1 := by witness (i := 0) (x := 1)
-theorem vec_long (X Y : Vec 2) (h : ∀ (i : Fin 2), X i - Y i = 0) : X ≠ Y :=
+theorem fin_zero : ∃ (x : ℝ) (i : Fin 0) (h : i = i), x ≠ x + 1 := by witness (i := 0) (x := 1)
+theorem vec_long : ∃ (X Y : Vec 2) (h : ∀ (i : Fin 2), X i - Y i = 0), X ≠ Y :=
   by witness (X := ![0, 0, 5]) (Y := ![0, 0, 7])
-theorem late_bind (a : ℝ) (h : ∀ (y : ℝ), a * y = 0) (y : ℝ) : a ≠ 0 :=
+theorem late_bind : ∃ (a : ℝ) (h : ∀ (y : ℝ), a * y = 0) (y : ℝ), a ≠ 0 :=
   by witness (a := 1) (y := 0)
-theorem late_bind2 (a : ℝ) (h : ∀ (y : ℝ), a * y = 0) (y : ℝ) : a ≠ 0 := by witness
+theorem late_bind2 : ∃ (a : ℝ) (h : ∀ (y : ℝ), a * y = 0) (y : ℝ), a ≠ 0 := by witness
 """,
     # Signs were read from sympy's 60-digit `N`, which returns a Float with no correct digit
     # when its working precision runs out (`-0.e+22` for the 0 below): the sign of "nothing"
     # made a witness of a false `≠` (eighth review).
     "sign_without_digits": """
-theorem fake_ne_exp (x : ℝ) : exp 500 * ((1 + sqrt 2) ^ 2 - (3 + 2 * sqrt 2)) + x ≠ x :=
+theorem fake_ne_exp : ∃ (x : ℝ), exp 500 * ((1 + sqrt 2) ^ 2 - (3 + 2 * sqrt 2)) + x ≠ x :=
   by witness (x := 0)
-theorem fake_ne_search (x : ℝ) : exp 500 * ((1 + sqrt 2) ^ 3 - (7 + 5 * sqrt 2)) + x ≠ x := by norm
-theorem fake_ne_big (x : ℝ) : (1 + sqrt 2) ^ 3 * 10 ^ 60 * 10 ^ 60 * 10 ^ 60 * 10 ^ 20 -
+theorem fake_ne_search : ∃ (x : ℝ), exp 500 * ((1 + sqrt 2) ^ 3 - (7 + 5 * sqrt 2)) + x ≠ x := by norm
+theorem fake_ne_big : ∃ (x : ℝ), (1 + sqrt 2) ^ 3 * 10 ^ 60 * 10 ^ 60 * 10 ^ 60 * 10 ^ 20 -
     (7 + 5 * sqrt 2) * 10 ^ 60 * 10 ^ 60 * 10 ^ 60 * 10 ^ 20 ≠ 0 * x := by witness (x := 1)
 """,
     # δ took a bound variable for a global declared after the definition binding it (the
@@ -126,10 +126,10 @@ theorem inv_mul_zero (R : Nat) (hR : 0 < R) (v : ℝ) : 1 / (R * 0) * ((R * 0) *
     # search "witnessed" these false `≠` (only R = 0 satisfies h, and there both sides are 0;
     # the closed hypotheses never hold, so no witness exists at all).
     "float_size_hypothesis": """
-theorem fake_ne (R : Nat) (h : R * 0.0000000001 = 0) (x : ℝ) : R * x ≠ 0 := by norm
-theorem fake_ne_closed (h : 1 + 0.00000000001 = 1) (x : ℝ) : x ≠ 0 := by norm
-theorem fake_ne_le (R : Nat) (h : R + 0.00000000000000001 ≤ R) (x : ℝ) : x ≠ 0 := by norm
-theorem fake_ne_pow (R : Nat) (h : R ^ 40 + 1 = R ^ 40 * (0.5 * 2)) (x : ℝ) : R * x ≠ 0 := by norm
+theorem fake_ne : ∃ (R : Nat) (h : R * 0.0000000001 = 0) (x : ℝ), R * x ≠ 0 := by norm
+theorem fake_ne_closed : ∃ (h : 1 + 0.00000000001 = 1) (x : ℝ), x ≠ 0 := by norm
+theorem fake_ne_le : ∃ (R : Nat) (h : R + 0.00000000000000001 ≤ R) (x : ℝ), x ≠ 0 := by norm
+theorem fake_ne_pow : ∃ (R : Nat) (h : R ^ 40 + 1 = R ^ 40 * (0.5 * 2)) (x : ℝ), R * x ≠ 0 := by norm
 theorem fake_ne_implicit (R : Nat) {h : R * 0.0000000001 = 0} (x : ℝ) : R * x ≠ 0 := by norm
 """,
     # Seventeenth review (of a fix made the same day): the statement's `n ≠ 0` about a size and
@@ -239,10 +239,10 @@ def Pv (r : Fin 2) : Prop := r = r
     # global of its name declared later (`def i : Nat := 5` for `i : Fin 2`; a `Vec 2` for a
     # `Vec 1`) and "proved" a `≠` that has no witness, with replay on (the oracle evaluates).
     "witness_reads_a_later_global": """
-theorem w4 (y : ℝ) (i : Fin 2) (h : i = i) : (if i ≤ 1 then y else y + 1) ≠ y := by
+theorem w4 : ∃ (y : ℝ) (i : Fin 2) (h : i = i), (if i ≤ 1 then y else y + 1) ≠ y := by
   witness (y := 0)
 def i : Nat := 5
-theorem w3 (y : ℝ) (v : Vec 1) :
+theorem w3 : ∃ (y : ℝ) (v : Vec 1),
     (if v = (fun (j : Fin 1) => v 0) then y else y + 1) ≠ y := by witness (y := 0)
 def v : Vec 2 := ![0, 1]
 """,
@@ -270,13 +270,13 @@ def f : ℝ := 7
     # Thirtieth review: a hypothesis's `∀ (y : ℝ), y = 0` read the value of the theorem's later
     # variable `y` (0 in the witness), so `hx` "gave" x = 1 and the `≠` was proved, replayed.
     "forall_in_a_hypothesis_reads_a_later_variable": """
-theorem d1 (x : ℝ) (hx : x = (if ∀ (y : ℝ), y = 0 then 1 else 0)) (y : ℝ) : x ≠ 0 := by
+theorem d1 : ∃ (x : ℝ) (hx : x = (if ∀ (y : ℝ), y = 0 then 1 else 0)) (y : ℝ), x ≠ 0 := by
   witness (y := 0)
-theorem d4 (x : ℝ) (hx : x = (if ∀ (y : ℝ), y = 0 then 1 else 0)) (y : ℝ) : x ≠ 0 := by
+theorem d4 : ∃ (x : ℝ) (hx : x = (if ∀ (y : ℝ), y = 0 then 1 else 0)) (y : ℝ), x ≠ 0 := by
   witness
-theorem e3 (x : ℝ) (hx : x = (if ∀ (m : Nat), m = 0 then 1 else 0)) (m : Nat) : x ≠ 0 := by
+theorem e3 : ∃ (x : ℝ) (hx : x = (if ∀ (m : Nat), m = 0 then 1 else 0)) (m : Nat), x ≠ 0 := by
   witness (m := 0)
-theorem e4 (x : ℝ) (hx : x = (if ∀ (v : Vec 1), v 0 = 0 then 1 else 0)) (v : Vec 1) :
+theorem e4 : ∃ (x : ℝ) (hx : x = (if ∀ (v : Vec 1), v 0 = 0 then 1 else 0)) (v : Vec 1),
     x ≠ 0 := by witness (v := ![0])
 """,
     "cmp_type_shared": """
@@ -293,8 +293,8 @@ theorem hyp_forall (a : ℝ) (h : ∀ (y : ℝ), (if y < 100 then 0 else a) = 0)
     ∀ (y : ℝ), a = 0 := by norm
 theorem hyp_forall2 (a : ℝ) (h : ∀ (y : ℝ), a * y = 0) : ∀ (y : ℝ), a * a = 0 := by norm
 theorem late_true (a : ℝ) (h : ∀ (y : ℝ), a * y = 0) (y : ℝ) : a * a = 0 := by norm
-theorem w_negneg (x : ℝ) : x ^ 2 ≠ x := by witness (x := -(-2))
-theorem size_ne (R : Nat) (x : ℝ) : R * R * R * x ≠ (R * R * R + 4294967296 * 4294967296) * x :=
+theorem w_negneg : ∃ (x : ℝ), x ^ 2 ≠ x := by witness (x := -(-2))
+theorem size_ne : ∃ (R : Nat) (x : ℝ), R * R * R * x ≠ (R * R * R + 4294967296 * 4294967296) * x :=
   by witness (R := 4294967296) (x := 1)
 theorem true_exp (x : ℝ) : exp 500 * ((1 + sqrt 2) ^ 3 - (7 + 5 * sqrt 2)) + x = x := by norm
 theorem true_big (x : ℝ) : (1 + sqrt 2) ^ 3 * 10 ^ 60 * 10 ^ 60 * 10 ^ 60 * 10 ^ 20 -
@@ -427,19 +427,19 @@ def test_true_statements_are_never_refuted(tmp_path: Path) -> None:
 @pytest.mark.parametrize("text", [
     # twenty-seventh review: exp of a value far below 0 (its digits took minutes; exp of one
     # far above was already refused), given as a witness and met by the search
-    "theorem e1 (x : ℝ) : exp (x - (x + 10) ^ 30000) ≠ 0 := by witness (x := 0)",
+    "theorem e1 : ∃ (x : ℝ), exp (x - (x + 10) ^ 30000) ≠ 0 := by witness (x := 0)",
     "theorem e2 (x : ℝ) : (if exp (x - (x + 10) ^ 10000) = 0 then 1 else 0) = 0 := by norm",
     # twenty-eighth review: a size tied to something that is not a size (`n = v 0`, `n = -x`)
     # crashed the search and the witness check; a family defined by a sum of a vector's
     # entries crashed the engine
     "theorem bad1 (n : Nat) (v : Vec 1) (h : n = v 0) (x : ℝ) : x * n = x + 1 := by norm",
     "theorem bad2 (n : Nat) (x : ℝ) (h : n = -x) (y : ℝ) : y * n = y + 1 := by norm",
-    "theorem w5 (n : Nat) (v : Vec 1) (h : n = v 0) (x : ℝ) : x * n ≠ x := by\n"
+    "theorem w5 : ∃ (n : Nat) (v : Vec 1) (h : n = v 0) (x : ℝ), x * n ≠ x := by\n"
     "  witness (v := ![2]) (x := 1)",
     "theorem k4 (R : Nat) (v : Vec 2) (e : Fin R → ℝ) (h : ∀ (q : Fin R), e q = ∑ (j : Fin 2),"
     " v j) (r : Fin R) : e r = v 0 + v 1 := by norm",
     # twenty-sixth review: a witness missing `v` read the later `def v : Vec 2` (a traceback)
-    "theorem w1 (y : ℝ) (v : Vec 1) : v ≠ (fun (i : Fin 1) => v 0) := by witness (y := 0)\n"
+    "theorem w1 : ∃ (y : ℝ) (v : Vec 1), v ≠ (fun (i : Fin 1) => v 0) := by witness (y := 0)\n"
     "def v : Vec 2 := ![0, 1]",
     # twenty-third review: an exponent past 10^308 (numpy's float power), 34 nested sums
     # (numpy's 32 axes) crashed the search
@@ -448,10 +448,10 @@ def test_true_statements_are_never_refuted(tmp_path: Path) -> None:
     "theorem t (x : ℝ) : (" + "".join(f"∑ (i{k} : Fin 1), " for k in range(34)) +
     "x) = x + 1 := by norm",
     # witness values of an unexpected form, and a too-short vector: an answer, not a crash
-    "theorem w (X : Vec 2) : X ≠ (fun (j : Fin 2) => 0) := by witness (X := ![1 / 2, 1])",
-    "theorem w (X : Vec 2) (h : X 0 = 0 ∧ X 1 = 0) : X ≠ (fun (j : Fin 2) => 0) :=\n"
+    "theorem w : ∃ (X : Vec 2), X ≠ (fun (j : Fin 2) => 0) := by witness (X := ![1 / 2, 1])",
+    "theorem w : ∃ (X : Vec 2) (h : X 0 = 0 ∧ X 1 = 0), X ≠ (fun (j : Fin 2) => 0) :=\n"
     "  by witness (X := ![0, 0, 5])",
-    "theorem w (R : Nat) (x : ℝ) : R * x ≠ 2 * x := by witness (R := 2.5) (x := 1)",
+    "theorem w : ∃ (R : Nat) (x : ℝ), R * x ≠ 2 * x := by witness (R := 2.5) (x := 1)",
     "theorem w (x y : Vec 4) (h : ∀ (i : Fin 2), x i = y i) : x + y = y + x + x := by norm",
     # powers: bounded, not expanded without end
     "theorem w : (2 ^ 1000000) ^ 1000000 = 3 := by norm",
@@ -464,7 +464,7 @@ def test_true_statements_are_never_refuted(tmp_path: Path) -> None:
     + " = " + " * ".join(["(g + f + e + d + c + b + a)"] * 30) + " := by rw [h]",
     # sixteenth review: each crashed (an undecidable sign in exp's bound, numpy's power at an
     # exponent past int64, an index range past int64)
-    ("theorem w (x : ℝ) : exp (10000 + (sqrt (exp 2 + 2 * exp 1 + 1) - exp 1 - 1)) * x ≠ 0 := "
+    ("theorem w : ∃ (x : ℝ), exp (10000 + (sqrt (exp 2 + 2 * exp 1 + 1) - exp 1 - 1)) * x ≠ 0 := "
      "by witness (x := 1)"),
     ("theorem w (x : ℝ) : x + exp (10000 + (sqrt (exp 2 + 2 * exp 1 + 1) - exp 1 - 1)) = 0 := "
      "by norm"),

@@ -4,7 +4,9 @@ Three verdicts only.  ``proved``: the engine derived identical normal forms (and
 disabled, the kernel replayed the trace).  ``refuted``: a concrete assignment on which the two
 sides differ, re-checked in exact arithmetic.  ``unknown``: neither, with the reason (the residual
 difference of the normal forms, a missing side condition, fuel running out).  A statement
-``lhs ≠ rhs`` is proved by an exact witness and refuted only by a proof of ``lhs = rhs``.
+``∃ …, lhs ≠ rhs`` (or a closed ``lhs ≠ rhs``) is proved by an exact witness and refuted only by
+a proof of ``lhs = rhs``; ``lhs ≠ rhs`` under a theorem's binders (Lean's reading: for every
+value) is refuted at values where the two sides are equal.
 """
 
 from __future__ import annotations

@@ -275,7 +275,11 @@ def elaborate_decl(d: T.Decl, env: GlobalEnv, el: Elaborator, path: str) -> Glob
     binders: list[tuple[str, Ty]] = []
     hyps: list[tuple[str, T.Term]] = []
     names_seen: set[str] = set()
-    for b in getattr(d, "binders", ()):
+    binders_src, stmt_src, conjuncts = getattr(d, "binders", ()), getattr(d, "stmt", None), ()
+    existential = isinstance(d, T.Theorem) and isinstance(d.stmt, T.Exists)
+    if existential:
+        binders_src, conjuncts, stmt_src = _open_exists(d)
+    for b in binders_src:
         if b.name in names_seen:
             raise TypeError_(f"the binder `{b.name}` is declared twice", b.span,
                              theorem=ctx.theorem)
@@ -296,6 +300,12 @@ def elaborate_decl(d: T.Decl, env: GlobalEnv, el: Elaborator, path: str) -> Glob
         from .types import ty_to_term
         params.append(Param(b.name, ty_to_term(ty), _param_kind(ty), b.implicit))
         binders.append((b.name, ty))
+    for k, c in enumerate(conjuncts, 1):     # `∃ …, P ∧ a ≠ b`: P is a hypothesis on the values
+        prop = el.prop(c, ctx)
+        ctx.facts.append(prop)
+        _add_size_equality(prop, ctx)
+        params.append(Param(f"h∧{k}", prop, "hyp", False))
+        hyps.append((f"h∧{k}", prop))
     reading = LeanReading(ctx)      # text Lean reads in ℕ where this language reads ℝ: refused
     for _, h in hyps:
         reading.check(h, None)
@@ -331,20 +341,21 @@ def elaborate_decl(d: T.Decl, env: GlobalEnv, el: Elaborator, path: str) -> Glob
         return GlobalDecl(d.name, "opaque", tuple(params), d.ret, linear_in=d.linear_in,
                           doc=d.doc, span=d.span, path=path, decl=d, ret_ty=ret_ty)
     if isinstance(d, T.Theorem):
-        stmt = el.prop(d.stmt, ctx)
+        stmt = el.prop(stmt_src, ctx)
         _check_proof_names(d, {h for h, _ in hyps}, env)
         prop_types = el.positional_types(stmt)
         _check_no_nested_ne(stmt, prop_types, env)
         reading.check(stmt, None)
-        if isinstance(stmt, T.Cmp) and stmt.op == "≠" and \
-                not isinstance(prop_types.get(()), NatT):
-            reading.disequation(stmt)
         negative = isinstance(stmt, T.Cmp) and stmt.op == "≠" and \
             not isinstance(prop_types.get(()), NatT)
+        if existential and not negative:
+            raise TypeError_("an `∃` statement states a counterexample here: after its "
+                             "hypotheses (`P ∧ …`) it must end in a `≠` between reals or "
+                             "vectors", stmt_src.span or d.span, theorem=d.name)
         for step in d.proof.steps if d.proof is not None and not negative else ():
             if step.tactic == "witness":                  # it was silently ignored
-                raise TypeError_("`witness` proves a `≠` between reals or vectors (they differ "
-                                 "for some values); this statement is not one", step.span)
+                raise TypeError_("`witness` proves `∃ …, a ≠ b` (or a closed `a ≠ b`) between "
+                                 "reals or vectors; this statement is not one", step.span)
         for step in d.proof.steps if d.proof is not None else ():
             given: set[str] = set()                       # (the last value once won silently)
             for na in step.assignments:
@@ -357,13 +368,40 @@ def elaborate_decl(d: T.Decl, env: GlobalEnv, el: Elaborator, path: str) -> Glob
         return GlobalDecl(d.name, "theorem", tuple(params), None, stmt=stmt,
                           binders=tuple(binders), hyps=tuple(hyps), doc=d.doc, span=d.span,
                           path=path, decl=d, proof=d.proof, size_subst=ctx.subst,
-                          cmp_types=dict(el.cmp_types), prop_types=prop_types)
+                          cmp_types=dict(el.cmp_types), prop_types=prop_types,
+                          existential=existential)
     raise AssertionError(d)  # pragma: no cover
 
 
+def _open_exists(d: T.Theorem) -> tuple[tuple[T.Binder, ...], tuple[T.Term, ...], T.Term]:
+    """`theorem t : ∃ (x : X) (h : P x), Q x ∧ a ≠ b`: the binders (`x`, and `h` as a
+    hypothesis), the conjuncts before the last (`Q x`, hypotheses too) and the last (`a ≠ b`).
+    A witness gives the binders values.  Binders before the colon would make it `∀ y, ∃ x, …`,
+    whose witness may depend on `y`: not decided here, so refused."""
+    if d.binders:
+        raise TypeError_(f"`{d.name}` states `∃ …` after binders: that reads `∀ …, ∃ …`, whose "
+                         "witness may depend on them, and this checker takes a witness of "
+                         "numbers; move the binders into the `∃`", d.binders[0].span or d.span,
+                         theorem=d.name)
+    binders: list[T.Binder] = []
+    body = d.stmt
+    while isinstance(body, T.Exists):
+        for b in body.binders:
+            if b.ty is None:
+                raise TypeError_(f"`{b.name}` needs a type: `∃ ({b.name} : ℝ), …`",
+                                 b.span or body.span, theorem=d.name)
+        binders.extend(body.binders)
+        body = body.body
+    conjuncts: list[T.Term] = []
+    while isinstance(body, T.And):
+        conjuncts.append(body.lhs)
+        body = body.rhs
+    return tuple(binders), tuple(conjuncts), body
+
+
 def _check_no_nested_ne(stmt: T.Term, prop_types: dict, env: GlobalEnv) -> None:
-    """A `≠` between reals or vectors says the sides differ for SOME values (a witness shows
-    it) only as a whole statement; under `∀`, inside `∧` or inside a `Prop`-valued definition the
+    """A `≠` between reals or vectors is decided by a witness only as a whole statement (an
+    `∃`'s, or closed); under `∀`, inside `∧` or inside a `Prop`-valued definition the
     statement applies, the checker would read it for ALL values (reviews had
     `∀ (i : Fin n), x + 1 ≠ x + 1` refuted, though its own witness n := 0 holds, also through a
     definition): there it is an error, as it would be ambiguous.  Each comparison's type is
@@ -382,9 +420,10 @@ def _check_no_nested_ne(stmt: T.Term, prop_types: dict, env: GlobalEnv) -> None:
                 todo.append((g.body, g.prop_types or {}, (), via or s))
         elif isinstance(s, T.Cmp) and s.op == "≠" and not isinstance(types.get(path), NatT) and \
                 (path or via is not None):
-            raise TypeError_("a `≠` between reals or vectors (they differ for SOME values) must "
-                             "be the whole statement, not under `∀`, inside `∧` or inside a "
-                             "definition: state it as a theorem of its own",
+            raise TypeError_("a `≠` between reals or vectors is decided here only by a witness, "
+                             "as a whole statement (`theorem t : ∃ (x : …), a ≠ b`, or closed), "
+                             "not under `∀`, inside `∧` or inside a definition: state it as a "
+                             "theorem of its own",
                              (via or s).span)
         elif isinstance(s, T.Forall):
             todo.append((s.body, types, path + (0,), via))
@@ -411,7 +450,7 @@ def _check_proof_names(d: T.Theorem, hyps: set[str], env: GlobalEnv) -> None:
 
 
 def _is_prop_syntax(t: T.Term) -> bool:
-    return isinstance(t, (T.Cmp, T.And, T.Forall))
+    return isinstance(t, (T.Cmp, T.And, T.Forall, T.Exists))
 
 
 def _is_prop_type(t: T.Term) -> bool:

@@ -73,7 +73,7 @@ def _binders(bs: tuple[T.Binder, ...]) -> str:
 
 _LAST: tuple = (None, "")
 
-_PREC_OF = {T.Lam: _OPEN, T.Sum: _OPEN, T.Forall: _OPEN, T.Ite: _OPEN, T.Arrow: _ARROW,
+_PREC_OF = {T.Lam: _OPEN, T.Sum: _OPEN, T.Forall: _OPEN, T.Exists: _OPEN, T.Ite: _OPEN, T.Arrow: _ARROW,
             T.And: _AND, T.Cmp: _REL, T.Neg: _NEG, T.App: _APP, T.Index: _POST}
 _PREC_OF_OP = {"+": _ADD, "-": _ADD, "*": _MUL, "/": _MUL, "•": _SMUL, "^": _POW}
 
@@ -89,7 +89,7 @@ def _prec(t: T.Term) -> int:
 
 
 def _prec_slow(t: T.Term) -> int:
-    if isinstance(t, (T.Lam, T.Sum, T.Forall, T.Ite)):
+    if isinstance(t, (T.Lam, T.Sum, T.Forall, T.Exists, T.Ite)):
         return _OPEN
     if isinstance(t, T.Arrow):
         return _ARROW
@@ -147,6 +147,8 @@ def _raw(t: T.Term) -> str:
         return f"∑ {_binders(t.binders)}, {body}"
     if isinstance(t, T.Forall):
         return f"∀ {_binders(t.binders)}, {_p(t.body)}"
+    if isinstance(t, T.Exists):
+        return f"∃ {_binders(t.binders)}, {_p(t.body)}"
     if isinstance(t, T.Ite):
         return f"if {_p(t.cond)} then {_p(t.then)} else {_p(t.els)}"
     if isinstance(t, T.Cmp):

@@ -2,7 +2,8 @@
 
 ``decide`` is the only place verdicts are made.  ``proved`` requires identical normal forms of
 the two sides of every equation of the statement (after unfolding definitions and rewriting with
-the hypotheses); a `≠` statement is proved only by an exact witness.  Every failure goes to the
+the hypotheses); a `≠` statement between reals or vectors is proved only by an exact witness,
+and only as an `∃` or between closed terms (with universal binders it stays `unknown`).  Every failure goes to the
 numeric counterexample search (:mod:`shardproof.semantics`), whose findings are re-checked in
 exact arithmetic before they are reported as ``refuted``.
 """
@@ -471,9 +472,9 @@ def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
                         raise Failure(f"`{nm.name}` is neither a hypothesis of `{g.name}` nor a "
                                       "theorem in scope")
                     if is_negative_statement(lg):
-                        raise Failure(f"cannot cite `{nm.name}`: a `≠` theorem says the two "
-                                      "sides differ at SOME values (a witness proves it), so it "
-                                      "is not a rule that holds everywhere")
+                        raise Failure(f"cannot cite `{nm.name}`: a `≠` theorem is not an "
+                                      "equation to rewrite with (a witness proves it at SOME "
+                                      "values)")
                     if proved is None or proved(nm.name) is None:
                         raise Failure(f"cannot cite `{nm.name}`: it is not proved (only proved "
                                       "theorems declared earlier or imported can be cited)",
@@ -537,6 +538,12 @@ def _missing_side_conditions(g: GlobalDecl, residual: str | None) -> str | None:
     return ", ".join(f"`{n} ≠ 0` (add a hypothesis `(h{n} : 0 < {n})`)" for n in missing)
 
 
+_FORALL_NE = ("Lean reads a `≠` under the theorem's binders for EVERY value of them, and this "
+              "checker does not prove that for reals or vectors (a witness shows one value); "
+              "to state that the equation fails for some values, a counterexample, write "
+              "`theorem NAME : ∃ (x : …) (h : …), a ≠ b := by witness (x := …)`")
+
+
 def decide(g: GlobalDecl, genv: GlobalEnv, checker: Checker, options: Options) -> Verdict:
     from .check import Verdict
     from .types import is_negative_statement
@@ -544,6 +551,16 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: Checker, options: Options) -
     # `≠` between tensors or reals is a negative result ("not an identity"): proved by an
     # exact witness.  `≠` between sizes is a size fact, decided for all sizes by the engine.
     if is_negative_statement(g):
+        if g.binders and not g.existential:       # Lean's reading: the sides differ for ALL
+            notes: list[str] = []                 # values; refuted where they are equal
+            cex = _search(g, genv, options, notes, witness=False) \
+                if options.search_seconds > 0 else None
+            if cex is not None:
+                return Verdict(g.name, g.path, 0, "refuted", 0.0, counterexample=cex,
+                               reason=str(cex.get("message")) + " (checked in exact "
+                               "arithmetic): the two sides are equal there")
+            return Verdict(g.name, g.path, 0, "unknown", 0.0,
+                           reason="; ".join([_FORALL_NE] + notes))
         given = _rational_witness(g) if options.replay else None
         direct = None                # the kernel's reason for refusing the given witness
         if given is not None:        # every binder given a rational: the kernel decides alone
@@ -698,7 +715,7 @@ def kernel_goal(g: GlobalDecl, genv: GlobalEnv, accepted: frozenset[str]) -> Any
     from .types import ty_to_term
     return Goal(g.stmt, dict(g.hyps), {n: ty.size for n, ty in g.binders
                                        if isinstance(ty, FinT)}, KernelDecls(genv), accepted,
-                {n: ty_to_term(ty) for n, ty in g.binders})
+                {n: ty_to_term(ty) for n, ty in g.binders}, g.existential)
 
 
 def replay_in_kernel(g: GlobalDecl, genv: GlobalEnv, ktrace: list[dict[str, Any]],
@@ -725,13 +742,13 @@ def replay_in_kernel(g: GlobalDecl, genv: GlobalEnv, ktrace: list[dict[str, Any]
 
 
 def _search(g: GlobalDecl, genv: GlobalEnv, options: Options,
-            notes: list[str] | None = None) -> dict[str, Any] | None:
+            notes: list[str] | None = None, witness: bool | None = None) -> dict[str, Any] | None:
     try:
         from . import semantics
     except ImportError:  # pragma: no cover - the evaluator is part of the package
         return None
     cex = semantics.find_counterexample(g, genv, budget_seconds=options.search_seconds,
-                                        seed=options.seed, notes=notes)
+                                        seed=options.seed, notes=notes, witness=witness)
     if cex is None:
         return None
     return cex.to_dict() if hasattr(cex, "to_dict") else dict(cex)

@@ -1003,7 +1003,11 @@ def _decl_source(g: GlobalDecl) -> str:
         return g.name
     if isinstance(d, T.Theorem):
         head = _wrap_head(f"theorem {d.name}", _binder_groups(d.binders))
-        return f"{head} :\n    {pretty(d.stmt)} := {pretty(d.proof)}"
+        stmt = d.stmt
+        if isinstance(stmt, T.Exists):       # `∃ (R N : Nat) …,` wrapped as the binders are
+            head += " :\n" + _wrap_head("    ∃", _binder_groups(stmt.binders)) + ","
+            return f"{head}\n    {pretty(stmt.body)} := {pretty(d.proof)}"
+        return f"{head} :\n    {pretty(stmt)} := {pretty(d.proof)}"
     if isinstance(d, T.Def):
         head = _wrap_head(f"def {d.name}", _binder_groups(d.binders))
         return f"{head} : {pretty(d.ret)} :=\n  {pretty(d.body)}"

@@ -211,6 +211,9 @@ class _Builder:
     def forall_(self, kids, span):
         return T.Forall(kids[0][0], kids[1][0], span=span)
 
+    def exists_(self, kids, span):
+        return T.Exists(kids[0][0], kids[1][0], span=span)
+
     def ite(self, kids, span):
         return T.Ite(kids[0][0], kids[1][0], kids[2][0], span=span)
 

@@ -183,6 +183,16 @@ class Forall(Term):
 
 
 @dataclass(frozen=True, slots=True)
+class Exists(Term):
+    """`∃ (R N : Nat) (hR : 0 < R) (X : Vec …), a ≠ b`: only as a theorem's whole statement,
+    where the elaborator reads its binders as the variables a witness gives values to."""
+
+    binders: tuple[Binder, ...]
+    body: Term
+    span: Span | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
 class Arrow(Term):
     """The function type `A → B` (replica families `Fin R → Vec n`, maps `Vec a → Vec b`)."""
 
@@ -390,7 +400,7 @@ def _install_methods() -> None:
 _install_methods()
 
 
-def rebind(t: "Lam | Sum | Forall", binders: tuple[Binder, ...], body: Term) -> Term:
+def rebind(t: "Lam | Sum | Forall | Exists", binders: tuple[Binder, ...], body: Term) -> Term:
     """A binder form with new binders/body, keeping its other attributes (span, ``vec``)."""
     if isinstance(t, Lam):
         return Lam(binders, body, span=t.span, vec=t.vec)
@@ -446,7 +456,7 @@ def _free(u: Term) -> tuple[str, ...]:
             res = _union(res, _free(a))
     elif isinstance(u, Var):
         res = (u.name,)
-    elif isinstance(u, (Lam, Sum, Forall)):
+    elif isinstance(u, (Lam, Sum, Forall, Exists)):
         out: list[str] = []
         seen: set[str] = set()
         inner: set[str] = set()

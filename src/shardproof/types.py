@@ -116,6 +116,9 @@ class GlobalDecl:
     # position under `∧` (0, 1) and `∀` (0): what the engine compares them as (not by text, which
     # two scopes may share with different types; see `Elaborator.positional_types`).
     prop_types: dict = field(default_factory=dict)
+    # `theorem t : ∃ (x : X) …, a ≠ b`: ``binders`` and ``hyps`` are the `∃`'s, and a witness
+    # proves it.  Otherwise a theorem's binders are universal (Lean's reading), as for `≠`.
+    existential: bool = False
 
 
 class GlobalEnv:
@@ -487,6 +490,10 @@ class Elaborator:
     def _e_And(self, t: T.And, ctx: Ctx, expected):
         return T.And(self.prop(t.lhs, ctx), self.prop(t.rhs, ctx), span=t.span), PropT()
 
+    def _e_Exists(self, t: T.Exists, ctx: Ctx, expected):
+        raise _err("`∃` is read only as a theorem's whole statement (`theorem t : ∃ (x : ℝ) …, "
+                   "a ≠ b`, a counterexample a witness gives)", t, ctx)
+
     def _e_Forall(self, t: T.Forall, ctx: Ctx, expected):
         inner = ctx.child()
         bs = self.bind(t.binders, t.body, inner)
@@ -790,7 +797,8 @@ class Elaborator:
 
 
 def is_negative_statement(g: GlobalDecl) -> bool:
-    """`lhs ≠ rhs` between tensors or reals: "not an identity", shown by a witness.
+    """`lhs ≠ rhs` between tensors or reals: shown by a witness when it is closed or the body of
+    an `∃` (:attr:`GlobalDecl.existential`); with universal binders it is `unknown`.
 
     (`≠` between sizes is an ordinary statement for all sizes, refuted by a counterexample.)
     """
@@ -887,10 +895,9 @@ class LeanReading:
     body, `if` branches, `![…]` entries); the head of an application and the scalar of `•`
     get none.  With no real in sight a tree is ℕ, where `-` stops at 0, `/` rounds down and
     there is no negation; here they act on reals.  Such a tree with `-`, `/` or a negation is
-    an input error, at every tree (the thirty-ninth, forty-first and forty-third reviews).  A
-    theorem `a ≠ b` whose sides are ℕ in Lean but reals here is refused by
-    :meth:`disequation` (Lean reads it for all values, this language for some).  Where the
-    model is unsure it refuses."""
+    an input error, at every tree (the thirty-ninth, forty-first and forty-third reviews).
+    (A `≠` whose sides are ℕ in Lean but reals here has the same truth value in both: without
+    `-`, `/` and negation, ℕ arithmetic is the reals'.)  Where the model is unsure it refuses."""
 
     def __init__(self, ctx: Ctx) -> None:
         self.ctx = ctx
@@ -1005,15 +1012,6 @@ class LeanReading:
                 if not isinstance(c, T.Binder):
                     self.check(c, None, bound)
 
-    def disequation(self, stmt: T.Cmp) -> None:
-        """A theorem `a ≠ b` typed real here whose sides are ℕ in Lean (see the class)."""
-        if "real" not in (self.kind(stmt.lhs, {}), self.kind(stmt.rhs, {})):
-            raise TypeError_("every operand of this `≠` is a natural number, so Lean reads it in "
-                             "ℕ, for ALL values; here `^`, `∑` or `if` makes its sides reals, "
-                             "and a `≠` between reals says they differ for SOME values (a "
-                             "witness): the same text would state something else", stmt.span,
-                             hint="write it between sizes (`+`, `*` only): then it is a "
-                                  "statement for all values, as in Lean")
 
 
 def _largest(kinds) -> str:

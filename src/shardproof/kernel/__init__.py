@@ -17,9 +17,10 @@ definitions and lemma statements in scope, and the engine's trace, and replays e
   equality of sizes), or, for ``norm`` proofs, by the ring comparison: both sides, after δβ,
   are read at a fresh index and compared as polynomials over the same atoms (the ring oracle).
 * ``size_fact`` — ``a ≠ 0`` / ``0 < a`` for a monomial of sizes the hypotheses make nonzero.
-* ``witness`` — a ``≠`` theorem at one exact assignment of its variables: the kernel's normal
-  form with every name a number checks the hypotheses and that the two sides differ there
-  (:func:`.nf.check_witness`); the engine's evaluator only proposes the assignment.
+* ``witness`` — an ``∃ vars, hyps ∧ a ≠ b`` theorem (or a closed ``a ≠ b``) at one exact
+  assignment of its variables: the kernel's normal form with every name a number checks the
+  hypotheses and that the two sides differ there (:func:`.nf.check_witness`); the engine's
+  evaluator only proposes the assignment.  A theorem's own binders are universal: never.
 
 Nothing here searches: every choice (position, instance, discharge, definitions to unfold) is
 read from the trace, and every loop is bounded by the term or by explicit fuel.  It imports only
@@ -72,6 +73,7 @@ class Goal:
     decls: Any                                    # name -> KDecl | None, by ``.get``
     accepted: frozenset[str]                      # theorems this kernel has accepted
     types: dict[str, T.Term] = field(default_factory=dict)   # the theorem's binders' types
+    existential: bool = False          # `∃ binders, hyps ∧ stmt` (else `∀ binders, hyps → stmt`)
 
 
 def _holds(test, *args: Any) -> bool:

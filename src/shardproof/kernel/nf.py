@@ -633,15 +633,17 @@ def _number(x: Any) -> Fraction:
 
 
 def check_witness(goal: Goal, assignment: dict) -> set[str]:
-    """A `≠` by an exact witness: every variable of the theorem gets the witness's value (a
-    size, an index in its range, a rational, a vector or replica family of rationals of its
-    size), every hypothesis holds there and the two sides differ there, all decided by the
-    normal form with every name a number.  Raise when one of these does not check."""
+    """`∃ vars, hyps ∧ a ≠ b` (or a closed `a ≠ b`) by an exact witness: every variable gets the
+    witness's value (a size, an index in its range, a rational, a vector or replica family of
+    rationals of its size), every hypothesis holds there and the two sides differ there, all
+    decided by the normal form with every name a number.  Raise when one of these does not
+    check.  Universal variables (Lean's reading of a theorem's binders) are never witnessed."""
     nfc = NF(goal)
     nfc.closed = True
     nfc.used.add("kernel:witness")
-    if not (isinstance(goal.stmt, T.Cmp) and goal.stmt.op == "≠"):
-        raise Rejected("an exact witness shows a `≠`, not this statement")
+    if not (isinstance(goal.stmt, T.Cmp) and goal.stmt.op == "≠") or \
+            goal.types and not goal.existential:
+        raise Rejected("an exact witness shows `∃ …, a ≠ b` or a closed `a ≠ b`, not this")
     types = [type_of(x, goal, {}) for x in (goal.stmt.lhs, goal.stmt.rhs)] \
         if T.free_names(goal.stmt) else []        # (untyped: a size may hide there)
     if None in types or types and all(_scalar(ty) == "nat" for ty in types):

@@ -91,7 +91,8 @@ RULES: tuple[Rule, ...] = (
     Rule("compare_normal_forms", "procedure",
          "two terms are equal when their normal forms are identical", "", "prove.Prover.compare"),
     Rule("exact_witness", "procedure",
-         "lhs ≠ rhs holds when an assignment makes the two sides differ in exact arithmetic "
+         "`∃ …, lhs ≠ rhs` (or a closed lhs ≠ rhs) holds when an assignment of the `∃`'s "
+         "binders makes the two sides differ in exact arithmetic "
          "(a by-witness giving every binder a numeral goes to the replay kernel alone; any "
          "other is found or completed by the evaluator and re-checked by the kernel, "
          "kernel:witness)", "", "prove._decide_ne"),

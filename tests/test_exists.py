@@ -1,0 +1,144 @@
+"""Negative results are stated as Lean states a counterexample: `theorem t : ∃ (x : ℝ) …, a ≠ b`.
+
+A theorem's binders are universal, as in Lean.  Until the tenth session a `≠` between reals or
+vectors under binders meant "the sides differ for SOME values" and a witness proved it, so
+`theorem t (x : ℝ) : x ^ 2 ≠ x := by witness (x := 2)` was proved though Lean's reading (for every
+x) is false at x = 0.  Now such a theorem is refuted where its sides are equal (else `unknown`),
+the `∃` form is proved by a witness, and the kernel refuses a `witness` step for a goal that is
+neither an `∃` nor closed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from shardproof.check import Checker, Options
+from shardproof.kernel import Rejected, replay
+from shardproof.library import Library
+from shardproof.prove import kernel_goal
+
+
+def _verdicts(tmp_path: Path, text: str, replay_on: bool = True) -> dict:
+    (tmp_path / ".lemmaroot").write_text("")
+    case = tmp_path / "case.lemma"
+    case.write_text(text, encoding="utf-8")
+    return {v.name: v for v in
+            Checker(Options(search_seconds=1.0, replay=replay_on)).check_file(case)}
+
+
+# Each is false in Lean's reading (for every value of the binders), and each was proved before;
+# the last is true (its sides never agree) and not proved here.
+FORALL_NE = """\
+theorem sq_ne_self (x : ℝ) : x ^ 2 ≠ x := by witness (x := 2)
+theorem nat_sq (n : Nat) : n ^ 2 ≠ 4 := by witness (n := 0)
+theorem nat_sum (n : Nat) : (∑ (i : Fin n), 1) ≠ 0 := by witness (n := 1)
+theorem funs (n : Nat) : (fun (k : Fin 2) => n ^ 2) ≠ (fun (k : Fin 2) => 4) := by witness (n := 0)
+theorem searched (R : Nat) (hR : 0 < R) (x : ℝ) : R * x ≠ x
+theorem perReplica (R N C S : Nat) (hR : 0 < R) (hm : N * S ≠ 0) (X : Vec ((R * N) * (C * S)))
+    (r : Fin R) :
+    (fun (n : Fin N) (c : Fin C) (s : Fin S) =>
+        (shard R N (C * S) X r)[n, c, s] - bnMean N C S (shard R N (C * S) X r) c)
+      ≠ shard R N (C * S)
+          (fun (m : Fin (R * N)) (c : Fin C) (s : Fin S) => X[m, c, s] - bnMean (R * N) C S X c) r
+theorem true_one (x : ℝ) : x + 1 ≠ x
+"""
+
+EXISTS_NE = """\
+theorem sq_ne_self : ∃ (x : ℝ), x ^ 2 ≠ x := by witness (x := 2)
+theorem nat_sq : ∃ (n : Nat), n ^ 2 ≠ 4 := by witness (n := 0)
+theorem nat_sum : ∃ (n : Nat), (∑ (i : Fin n), 1) ≠ 0 := by witness (n := 1)
+theorem funs : ∃ (n : Nat), (fun (k : Fin 2) => n ^ 2) ≠ (fun (k : Fin 2) => 4) := by
+  witness (n := 0)
+theorem searched : ∃ (R : Nat) (hR : 0 < R) (x : ℝ), R * x ≠ x
+theorem conjuncts : ∃ (R : Nat) (x : ℝ), 1 < R ∧ x ≠ 0 ∧ R * x ≠ x := by witness (R := 2) (x := 1)
+theorem nested : ∃ (R : Nat), ∃ (hR : 0 < R) (x : ℝ), R * x ≠ x := by witness (R := 2) (x := 1)
+theorem perReplica : ∃ (R N C S : Nat) (hR : 0 < R) (hm : N * S ≠ 0)
+    (X : Vec ((R * N) * (C * S))) (r : Fin R),
+    (fun (n : Fin N) (c : Fin C) (s : Fin S) =>
+        (shard R N (C * S) X r)[n, c, s] - bnMean N C S (shard R N (C * S) X r) c)
+      ≠ shard R N (C * S)
+          (fun (m : Fin (R * N)) (c : Fin C) (s : Fin S) => X[m, c, s] - bnMean (R * N) C S X c) r
+    := by witness (R := 2) (N := 1) (C := 1) (S := 1) (X := ![0, 2]) (r := 0)
+"""
+
+
+@pytest.mark.parametrize("replay_on", [True, False])
+def test_a_real_disequation_under_binders_is_read_for_every_value(tmp_path, replay_on) -> None:
+    from fractions import Fraction
+    vs = _verdicts(tmp_path, FORALL_NE, replay_on)
+    assert len(vs) == 7
+    assert vs.pop("true_one").verdict == "unknown"
+    for v in vs.values():        # a counterexample: the two sides are equal there
+        assert v.verdict == "refuted", (v.name, v.reason)
+        assert "the two sides are equal there" in v.reason
+        cx = v.counterexample
+        exact = [[Fraction(str(x)) for x in (s if isinstance(s, list) else [s])]
+                 for s in (cx["lhs"], cx["rhs"])]
+        assert exact[0] == exact[1], v.name
+    assert _verdicts(tmp_path, "theorem t (x : ℝ) : x + 1 ≠ x\n")["t"].reason.startswith(
+        "Lean reads a `≠` under the theorem's binders for EVERY value")
+    x = Fraction(vs["sq_ne_self"].counterexample["assignment"]["reals"]["x"])
+    assert x ** 2 == x
+
+
+@pytest.mark.parametrize("replay_on", [True, False])
+def test_the_same_statements_as_counterexamples_are_proved(tmp_path, replay_on) -> None:
+    vs = _verdicts(tmp_path, EXISTS_NE, replay_on)
+    assert {n: v.verdict for n, v in vs.items()} == dict.fromkeys(vs, "proved")
+    assert len(vs) == 8
+    if replay_on:
+        assert all(v.replayed and "kernel:witness" in v.kernel for v in vs.values())
+
+
+def test_false_counterexamples_are_not_proved(tmp_path) -> None:
+    """`∃` claims with no witness: the sides agree everywhere, or only where a hypothesis (a
+    binder or a conjunct) fails."""
+    vs = _verdicts(tmp_path, """\
+theorem commute : ∃ (x y : ℝ), x * y ≠ y * x
+theorem relu_twice : ∃ (n : Nat) (v : Vec n), relu n (relu n v) ≠ relu n v := by
+  witness (n := 2) (v := ![1, -1])
+theorem conj_breaks : ∃ (x : ℝ), x = 1 ∧ x * x ≠ x := by witness (x := 2)
+theorem binder_breaks : ∃ (x : ℝ) (h : x = 1), x * x ≠ x := by witness (x := 2)
+theorem one_replica : ∃ (R : Nat) (hR : R = 1) (X : Vec (R * 1)) (r : Fin R),
+    shard R 1 1 X r ≠ (fun (i : Fin 1) => X (r * 1 + i)) := by witness (R := 1) (X := ![3]) (r := 0)
+""")
+    assert {n: v.verdict for n, v in vs.items()} == dict.fromkeys(vs, "unknown")
+    assert len(vs) == 5
+
+
+def _goal(tmp_path: Path, text: str, name: str):
+    (tmp_path / ".lemmaroot").write_text("")
+    case = tmp_path / "k.lemma"
+    case.write_text(text, encoding="utf-8")
+    lf = Library(tmp_path).load(case)
+    return kernel_goal(lf.env.get(name), lf.env, frozenset())
+
+
+def _witness(reals: dict) -> dict:
+    parts = {k: {} for k in ("sizes", "indices", "tensors", "families", "maps")}
+    return {"rule": "witness", "assignment": {**parts, "reals": reals}}
+
+
+def test_the_kernel_witnesses_only_an_exists_or_a_closed_disequation(tmp_path) -> None:
+    text = ("theorem fa (x : ℝ) : x ^ 2 ≠ x\n"
+            "theorem ex : ∃ (x : ℝ), x ^ 2 ≠ x\n"
+            "theorem closed : (2 : ℝ) ^ 2 ≠ 2\n")
+    with pytest.raises(Rejected, match="shows `∃ …, a ≠ b` or a closed"):
+        replay(_goal(tmp_path, text, "fa"), [_witness({"x": "2"})])
+    assert "kernel:witness" in replay(_goal(tmp_path, text, "ex"), [_witness({"x": "2"})])
+    assert "kernel:witness" in replay(_goal(tmp_path, text, "closed"), [_witness({})])
+    with pytest.raises(Rejected, match="equal at the witness"):
+        replay(_goal(tmp_path, text, "ex"), [_witness({"x": "1"})])
+
+
+def test_an_exists_prints_back_as_written(tmp_path, capsys) -> None:
+    from shardproof import cli
+    (tmp_path / ".lemmaroot").write_text("")
+    (tmp_path / "e.lemma").write_text(
+        "theorem e : ∃ (R : Nat) (hR : 0 < R) (x : ℝ), x ≠ 0 ∧ R * x ≠ x := by\n"
+        "  witness (R := 2) (x := 1)\n", encoding="utf-8")
+    assert cli.main(["explain", "e", str(tmp_path / "e.lemma")]) == 0
+    out = capsys.readouterr().out
+    assert "∃ (R : Nat) (hR : 0 < R) (x : ℝ), x ≠ 0 ∧ R * x ≠ x" in out
