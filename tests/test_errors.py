@@ -628,6 +628,98 @@ def test_the_normaliser_bounds_the_terms_it_builds(tmp_path, monkeypatch) -> Non
     assert v.verdict == "unknown" and "budget of 2 built terms" in v.reason
 
 
+def test_the_normaliser_bounds_the_numbers_a_power_builds(tmp_path, monkeypatch) -> None:
+    """Forty-sixth review: `((3 ^ 64) ^ 64) ^ 64) ^ 64` is 3^(2^24), 26.6 million bits, and the
+    engine multiplied it out for over ten minutes (each power is at most 64, so MAX_POWER did
+    not stop it).  A power whose numbers would pass MAX_COEFF_BITS is not expanded (and the
+    work budget of the next test stops the inner powers first here); the theorem is then
+    `unknown` with that reason (and the evaluator refuses such a power too)."""
+    import time
+    from shardproof.check import Checker, Options
+    from shardproof.rewrite import nf
+    (tmp_path / ".lemmaroot").write_text("")
+    case = tmp_path / "case.lemma"
+    case.write_text("theorem t (x : ℝ) : x * (((3 ^ 64) ^ 64) ^ 64) ^ 64 = x := by norm\n"
+                    "theorem s (x : ℝ) : x * (3 ^ 64) ^ 2 = x * 3 ^ 64 * 3 ^ 64 := by norm\n")
+    t0 = time.monotonic()
+    vs = {v.name: v for v in Checker(Options(search_seconds=1.0)).check_file(case)}
+    assert time.monotonic() - t0 < 120          # a bound (it was over ten minutes), not a speed
+    assert vs["t"].verdict == "unknown" and ("pass 4,194,304 bits" in vs["t"].reason or
+                                             "polynomial term operations" in vs["t"].reason)
+    assert vs["s"].verdict == "proved"
+    monkeypatch.setattr(nf, "MAX_COEFF_BITS", 200)
+    v = Checker(Options(search_seconds=0.0)).check_file(case)[1]
+    assert v.verdict == "unknown" and "pass 200 bits" in v.reason
+
+
+def test_rewriting_and_polynomial_arithmetic_are_bounded(tmp_path, monkeypatch) -> None:
+    """Forty-sixth review: three ways to run for minutes past every documented bound.
+    (1) `rw [h, h, …]` with `h : x = x + x` doubles the goal at each step (22 steps: 275 s,
+    2 GB); a goal may now grow to MAX_GOAL_NODES (the library's largest: under 2,000).
+    (2) Products of sums of 316 terms, each just under MAX_PRODUCT, cost one step each (30 s);
+    (3) `(x + a / b) ^ 64` with 400-digit numerals spent 10 s in `gcd` (3,000 digits: over
+    200 s).  Polynomial arithmetic now spends a budget of MAX_WORK term operations, a term on
+    big coefficients counting by its size (the library's most: under 800)."""
+    import time
+    from shardproof.check import Checker, Options
+    from shardproof.rewrite import nf
+    (tmp_path / ".lemmaroot").write_text("")
+    case = tmp_path / "case.lemma"
+    hs = ", ".join(["h"] * 25)
+    def bal(lo: int, hi: int) -> str:            # a balanced sum (nesting is bounded)
+        mid = (lo + hi) // 2
+        return f"v {lo}" if hi - lo == 1 else f"({bal(lo, mid)} + {bal(mid, hi)})"
+    s = bal(0, 316)
+    a, b = "7" * 400, "3" * 400 + "1"
+    case.write_text(
+        f"theorem doubling (x : ℝ) (h : x = x + x) : x = 0 := by rw [{hs}]\n"
+        f"theorem doubling_norm (x : ℝ) (h : x = x + x) : x = 0 := by norm [h]\n"
+        f"def s (v : Vec 316) : ℝ := {s}\n"
+        f"theorem products (a0 a1 : Vec 316) : s a0 * s a1 = s a1 * s a0 := by norm\n"
+        f"def a : ℝ := {a}\n"
+        f"def b : ℝ := {b}\n"
+        f"theorem binomial (x : ℝ) : (x + a / b) ^ 64 = (a / b + x) ^ 64 := by norm\n"
+        f"theorem residual (x : ℝ) : sqrt x * ((3 ^ 64) ^ 64) ^ 4 = x := by norm\n"
+        f"theorem small (x : ℝ) : (x + 1 / 3) ^ 8 = (1 / 3 + x) ^ 8 := by norm\n", encoding="utf-8")
+    t0 = time.monotonic()
+    vs = {v.name: v for v in Checker(Options(search_seconds=0.5)).check_file(case)}
+    assert time.monotonic() - t0 < 120          # a bound (it was many minutes), not a speed
+    for name in ("doubling", "doubling_norm"):
+        assert vs[name].verdict == "unknown" and "grew the goal past 100,000 nodes" in \
+            vs[name].reason
+    for name in ("products", "binomial"):
+        assert vs[name].verdict == "unknown" and "50,000 polynomial term operations" in \
+            vs[name].reason
+    # a residual shows a huge coefficient by its size (its decimal digits take quadratic time)
+    assert "⟨an integer of 25,969 bits⟩·sqrt(x)" in vs["residual"].residual
+    assert vs["small"].verdict == "proved"
+    monkeypatch.setattr(nf, "MAX_WORK", 5)
+    v = Checker(Options(search_seconds=0.0)).check_file(case)[-1]
+    assert v.verdict == "unknown" and "budget of 5 polynomial term operations" in v.reason
+
+
+def test_paths_the_file_system_cannot_take_are_input_errors(tmp_path, monkeypatch,
+                                                            capsys) -> None:
+    """Forty-sixth review: an import of a name too long for the file system, a symlink loop
+    inside the lemma root and a too-long path on the command line were internal errors (exit 3,
+    OSError / RuntimeError); each is an input error, at the `import` when there is one."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".lemmaroot").write_text("")
+    long = "b" * 300
+    (tmp_path / "longimp.lemma").write_text(f"import {long}\ntheorem t (x : ℝ) : x = x\n")
+    (tmp_path / "loopx.lemma").symlink_to("loopy.lemma")
+    (tmp_path / "loopy.lemma").symlink_to("loopx.lemma")
+    (tmp_path / "useloop.lemma").write_text("import loopx\ntheorem t (x : ℝ) : x = x\n")
+    for f, phrase in (("longimp.lemma", "cannot resolve import"),
+                      ("useloop.lemma", "cannot resolve import `loopx`")):
+        assert cli.main(["check", "--no-cache", f]) == 2
+        err = capsys.readouterr().err
+        assert f"{f}:1:1: error: {phrase}" in err and "^" in err and "Traceback" not in err
+    assert cli.main(["check", "--no-cache", "a" * 300 + ".lemma"]) == 2
+    err = capsys.readouterr().err
+    assert "error: cannot read the path" in err and "Traceback" not in err
+
+
 def test_elaboration_of_nested_comparisons_is_not_exponential(tmp_path, monkeypatch) -> None:
     """Sixteenth review: a comparison whose Nat side meets a real side elaborates that side
     again as a real, so each comparison nested in it was elaborated twice per level: 23 nested

@@ -110,6 +110,14 @@ class Report:
 
 def lemma_files(paths: Iterable[str | Path]) -> list[Path]:
     """Expand directories recursively into their `.lemma` files, sorted (deterministic order)."""
+    try:        # (a name too long for the file system, a symlink loop: the forty-sixth review)
+        return _lemma_files(paths)
+    except (OSError, RuntimeError) as exc:
+        raise ShardproofError(f"cannot read the path {getattr(exc, 'filename', None) or ''}: "
+                              f"{getattr(exc, 'strerror', None) or exc}") from None
+
+
+def _lemma_files(paths: Iterable[str | Path]) -> list[Path]:
     out: list[Path] = []
     for p in paths:
         p = Path(p)

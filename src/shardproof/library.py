@@ -122,11 +122,16 @@ class Library:
 
     def resolve_import(self, imp: T.Import, importer: Path) -> Path:
         rel = Path(*imp.path).with_suffix(".lemma")
-        target = (self.root / rel).resolve()
+        try:        # (a name too long for the file system, a symlink loop: the forty-sixth review)
+            target = (self.root / rel).resolve()
+            is_file = target.is_file()
+        except (OSError, RuntimeError) as exc:
+            raise ImportError_(f"cannot resolve import `{'.'.join(imp.path)}`: "
+                               f"{getattr(exc, 'strerror', None) or exc}", imp.span) from None
         if self.root not in target.parents:
             raise ImportError_(f"import `{'.'.join(imp.path)}` leaves the lemma root "
                                f"{self.display(self.root)}", imp.span)
-        if not target.is_file():
+        if not is_file:
             raise ImportError_(f"cannot find `{'.'.join(imp.path)}` (looked for "
                                f"{self.display(target)} under the lemma root "
                                f"{self.display(self.root)})", imp.span)

@@ -73,8 +73,9 @@ def _binders(bs: tuple[T.Binder, ...]) -> str:
 
 _LAST: tuple = (None, "")
 
-_PREC_OF = {T.Lam: _OPEN, T.Sum: _OPEN, T.Forall: _OPEN, T.Exists: _OPEN, T.Ite: _OPEN, T.Arrow: _ARROW,
-            T.And: _AND, T.Cmp: _REL, T.Neg: _NEG, T.App: _APP, T.Index: _POST}
+_PREC_OF = {T.Lam: _OPEN, T.Sum: _OPEN, T.Forall: _OPEN, T.Exists: _OPEN, T.Ite: _OPEN,
+            T.Arrow: _ARROW, T.And: _AND, T.Cmp: _REL, T.Neg: _NEG, T.App: _APP,
+            T.Index: _POST}
 _PREC_OF_OP = {"+": _ADD, "-": _ADD, "*": _MUL, "/": _MUL, "•": _SMUL, "^": _POW}
 
 

@@ -42,6 +42,23 @@ class FuelExhausted(Exception):
 # made one theorem build ~10,000 a second for 330 s (the forty-second review).
 MAX_ATOMS = 100_000
 _BUILT = [0]                 # atoms built so far (a context's budget ends at a count of it)
+# Polynomial arithmetic one normalisation may do, in term operations (a pair of terms
+# multiplied, a term added; one on b-bit coefficients counts 1 + b²/16·10⁶, as a Fraction
+# operation on such numbers costs about 3·10⁻¹² s · b² against ~50 µs for a term pair).  The
+# library's most is under 800; products of sums of 316 terms took 30 s, and powers of numerals
+# with thousands of digits minutes (the forty-sixth review): this is a few seconds at most.
+MAX_WORK = 50_000
+BIG_BITS = 2048              # below this a coefficient's size is not charged
+_WORK = [0, MAX_WORK]        # work done so far, and where the current normalisation's ends
+
+
+def _charge(ops: int, bits: int) -> None:
+    """Charge ``ops`` term operations on coefficients of up to ``bits`` bits."""
+    _WORK[0] += ops if bits <= BIG_BITS else ops * (1 + bits * bits // 16_000_000)
+    if _WORK[0] > _WORK[1]:
+        from .normalize import EngineGap
+        raise EngineGap(f"the normaliser's budget of {MAX_WORK:,} polynomial term operations "
+                        "ran out")
 
 
 class Atom:
@@ -344,7 +361,7 @@ class Poly:
     are intermediate results that are never compared.
     """
 
-    __slots__ = ("terms", "_key", "_fv", "_height", "_hash")
+    __slots__ = ("terms", "_key", "_fv", "_height", "_hash", "_bits")
 
     def __init__(self, d: dict[Mono, Fraction], _sorted: bool = False) -> None:
         if _sorted:
@@ -358,6 +375,15 @@ class Poly:
         self._fv: frozenset[str] | None = None
         self._height = -1
         self._hash: int | None = None
+        self._bits = -1
+
+    def bits(self) -> int:
+        """The largest coefficient's size in bits (numerator and denominator)."""
+        b = self._bits
+        if b < 0:
+            b = self._bits = max((c.numerator.bit_length() + c.denominator.bit_length()
+                                  for _, c in self.terms), default=0)
+        return b
 
     @property
     def key(self) -> tuple:
@@ -439,6 +465,7 @@ class Poly:
             return self
         if not self.terms:
             return other
+        _charge(len(other.terms), max(self.bits(), other.bits()))
         d = dict(self.terms)
         for m, c in other.terms:
             d[m] = d.get(m, Fraction(0)) + c
@@ -463,6 +490,7 @@ class Poly:
             from .normalize import EngineGap
             raise EngineGap(f"a product of {len(self.terms)} by {len(other.terms)} terms is not "
                             "expanded")
+        _charge(len(self.terms) * len(other.terms), max(self.bits(), other.bits()))
         d: dict[Mono, Fraction] = {}
         for m1, c1 in self.terms:
             for m2, c2 in other.terms:
@@ -475,6 +503,8 @@ class Poly:
             return ZERO
         if k == 1:
             return self
+        _charge(len(self.terms), max(self.bits(),
+                                             k.numerator.bit_length() + k.denominator.bit_length()))
         return Poly({m: c * k for m, c in self.terms}, _sorted=True)
 
     def pow(self, n: int) -> "Poly":
@@ -484,6 +514,11 @@ class Poly:
         if n > MAX_POWER:
             shown = str(n) if n < 10 ** 12 else "a number past 10^12"
             raise EngineGap(f"a power above {MAX_POWER} is not expanded (^ {shown})")
+        bits = max((c.numerator.bit_length() + c.denominator.bit_length()
+                    for _, c in self.terms), default=0)
+        if bits * n > MAX_COEFF_BITS:         # `((3 ^ 64) ^ 64) ^ 64) ^ 64` ran for minutes
+            raise EngineGap(f"a power whose numbers pass {MAX_COEFF_BITS:,} bits is not "
+                            "expanded")
         out = ONE
         for _ in range(n):
             if len(out.terms) * len(self.terms) > MAX_TERMS:
@@ -493,6 +528,7 @@ class Poly:
 
 
 MAX_POWER = 64
+MAX_COEFF_BITS = 1 << 22        # as the evaluator's powers (semantics.POWER_BITS)
 # A key is hashed and compared as a tree, though its parts are shared: `g x y (g x y (… z))`
 # with `u` twice in each `g` doubles it at every level.  The library's largest has 569 nodes.
 MAX_KEY_NODES = 50_000
@@ -520,6 +556,7 @@ class NFContext:
 
     def __init__(self, nonzero: set[str], fuel: int = 200_000) -> None:
         self.atom_limit = _BUILT[0] + MAX_ATOMS
+        _WORK[1] = _WORK[0] + MAX_WORK
         self.nonzero = nonzero
         self.bounds: dict[str, IPoly] = {}
         self.fuel = fuel
@@ -861,6 +898,8 @@ def show_poly(p: Poly) -> str:
     parts = []
     for m, c in p.terms:
         s = _show_mono(m)
+        if c.numerator.bit_length() + c.denominator.bit_length() > SHOW_BITS:
+            c = _Big(c)              # (decimal digits of a huge number take quadratic time)
         if not s:
             parts.append(str(c))
         elif c == 1:
@@ -870,6 +909,25 @@ def show_poly(p: Poly) -> str:
         else:
             parts.append(f"{c}·{s}")
     return " + ".join(parts).replace("+ -", "- ")
+
+
+SHOW_BITS = 10_000             # a coefficient past this many bits is shown by its size
+
+
+class _Big:
+    """A huge coefficient as printed in a residual: its sign and its size in bits."""
+
+    def __init__(self, c: Fraction) -> None:
+        self.c = c
+
+    def __eq__(self, other: object) -> bool:
+        return False
+
+    def __str__(self) -> str:
+        sign, num, den = "-" if self.c < 0 else "", self.c.numerator, self.c.denominator
+        if den == 1:
+            return f"{sign}⟨an integer of {num.bit_length():,} bits⟩"
+        return f"{sign}⟨a fraction of {num.bit_length():,} / {den.bit_length():,} bits⟩"
 
 
 def _show_mono(m: Mono) -> str:
