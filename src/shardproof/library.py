@@ -405,11 +405,12 @@ def _open_exists(d: T.Theorem) -> tuple[tuple[T.Binder, ...], tuple[T.Term, ...]
 
 
 def _check_no_nested_ne(stmt: T.Term, prop_types: dict, env: GlobalEnv) -> None:
-    """A `≠` between reals or vectors is decided by a witness only as a whole statement (an
-    `∃`'s, or closed); under `∀`, inside `∧` or inside a `Prop`-valued definition the
-    statement applies, the checker would read it for ALL values (reviews had
-    `∀ (i : Fin n), x + 1 ≠ x + 1` refuted, though its own witness n := 0 holds, also through a
-    definition): there it is an error, as it would be ambiguous.  Each comparison's type is
+    """A `≠` between reals or vectors is decided only as a whole statement: proved by a witness
+    as an `∃`'s (or closed), refuted where its sides are equal under a theorem's binders.  Under
+    `∀`, inside `∧` or inside a `Prop`-valued definition the statement applies it is an error
+    (when a theorem's binders still read existentially, reviews had `∀ (i : Fin n), x + 1 ≠
+    x + 1` refuted though its own witness n := 0 held, also through a definition; neither
+    decision is built for that position).  Each comparison's type is
     looked up by its position (``prop_types``): by text, `(∀ (k : ℝ), k + 1 ≠ 0) ∧ (∀ (k : Fin 2),
     k + 1 ≠ 0)` shared one key, the later scope's type won, and the real `≠` passed (the
     thirty-ninth review)."""

@@ -798,7 +798,8 @@ class Elaborator:
 
 def is_negative_statement(g: GlobalDecl) -> bool:
     """`lhs ≠ rhs` between tensors or reals: shown by a witness when it is closed or the body of
-    an `∃` (:attr:`GlobalDecl.existential`); with universal binders it is `unknown`.
+    an `∃` (:attr:`GlobalDecl.existential`); under universal binders refuted where its sides
+    are equal, else `unknown`.  Never a rule to rewrite with.
 
     (`≠` between sizes is an ordinary statement for all sizes, refuted by a counterexample.)
     """

@@ -503,8 +503,8 @@ class Poly:
             return ZERO
         if k == 1:
             return self
-        _charge(len(self.terms), max(self.bits(),
-                                             k.numerator.bit_length() + k.denominator.bit_length()))
+        _charge(len(self.terms),
+                max(self.bits(), k.numerator.bit_length() + k.denominator.bit_length()))
         return Poly({m: c * k for m, c in self.terms}, _sorted=True)
 
     def pow(self, n: int) -> "Poly":
@@ -514,9 +514,7 @@ class Poly:
         if n > MAX_POWER:
             shown = str(n) if n < 10 ** 12 else "a number past 10^12"
             raise EngineGap(f"a power above {MAX_POWER} is not expanded (^ {shown})")
-        bits = max((c.numerator.bit_length() + c.denominator.bit_length()
-                    for _, c in self.terms), default=0)
-        if bits * n > MAX_COEFF_BITS:         # `((3 ^ 64) ^ 64) ^ 64) ^ 64` ran for minutes
+        if self.bits() * n > MAX_COEFF_BITS:    # `((3 ^ 64) ^ 64) ^ 64) ^ 64` ran for minutes
             raise EngineGap(f"a power whose numbers pass {MAX_COEFF_BITS:,} bits is not "
                             "expanded")
         out = ONE
