@@ -75,15 +75,6 @@ class Attempt:
 MAX_GOAL_NODES = 100_000
 
 
-def _tree_nodes(t: T.Term, cap: int = MAX_GOAL_NODES) -> int:
-    """The nodes of ``t`` as a tree (shared subterms counted each time), up to just past ``cap``."""
-    n, todo = 0, [t]
-    while todo and n <= cap:
-        n += 1
-        todo.extend(todo.pop().children())
-    return n
-
-
 class Failure(Exception):
     def __init__(self, reason: str, residual: str | None = None,
                  cites: str | None = None) -> None:
@@ -508,7 +499,7 @@ def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
                     rec = tac.rewrite_once(goal, rule, typed=typed)
                     if rec is None:
                         break
-                    if _tree_nodes(goal.stmt) > MAX_GOAL_NODES:
+                    if T.tree_size(goal.stmt) > MAX_GOAL_NODES:
                         raise Failure(f"rewriting with `{nm.name}` grew the goal past "
                                       f"{MAX_GOAL_NODES:,} nodes")
                     moved = {}

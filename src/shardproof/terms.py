@@ -19,11 +19,12 @@ from .errors import Span
 
 
 class _MemoSlots:
-    """Where a term keeps what it memoises: its hash (``_h``, see :func:`_install_methods`) and
-    its free names (``_fv``, see :func:`free_names`).  Not fields: outside equality, hashing,
-    ``repr`` and pickling (a term is immutable, so neither ever goes stale)."""
+    """Where a term keeps what it memoises: its hash (``_h``, see :func:`_install_methods`), its
+    free names (``_fv``, see :func:`free_names`) and its size as a tree (``_sz``, see
+    :func:`tree_size`).  Not fields: outside equality, hashing, ``repr`` and pickling (a term is
+    immutable, so none ever goes stale)."""
 
-    __slots__ = ("_fv", "_h")
+    __slots__ = ("_fv", "_h", "_sz")
 
 
 @dataclass(frozen=True, slots=True)
@@ -405,6 +406,29 @@ def rebind(t: "Lam | Sum | Forall | Exists", binders: tuple[Binder, ...], body: 
     if isinstance(t, Lam):
         return Lam(binders, body, span=t.span, vec=t.vec)
     return type(t)(binders, body, span=t.span)
+
+
+TREE_SIZE_CAP = 1 << 30
+
+
+def tree_size(t: Term) -> int:
+    """The nodes of ``t`` as a tree (a shared subterm counted at each of its occurrences, so
+    `x = x + x` rewritten k times is 2^k), at most TREE_SIZE_CAP; memoised in each node, so a
+    term that shares most of its parts with one measured before costs only its new nodes."""
+    todo = [t]
+    while todo:
+        u = todo[-1]
+        if getattr(u, "_sz", None) is not None:
+            todo.pop()
+            continue
+        kids = u.children()
+        pending = [c for c in kids if getattr(c, "_sz", None) is None]
+        if pending:
+            todo.extend(pending)
+            continue
+        object.__setattr__(u, "_sz", min(TREE_SIZE_CAP, 1 + sum(c._sz for c in kids)))
+        todo.pop()
+    return t._sz
 
 
 def free_names(t: Term, bound: frozenset[str] = frozenset()) -> set[str]:
