@@ -142,3 +142,36 @@ def test_an_exists_prints_back_as_written(tmp_path, capsys) -> None:
     assert cli.main(["explain", "e", str(tmp_path / "e.lemma")]) == 0
     out = capsys.readouterr().out
     assert "∃ (R : Nat) (hR : 0 < R) (x : ℝ), x ≠ 0 ∧ R * x ≠ x" in out
+
+
+def test_the_kernel_closes_an_exists_by_a_witness_only(tmp_path) -> None:
+    """Forty-seventh review, by hand-built traces: `norm` read an `∃`'s binders as universal
+    and its hypotheses as assumptions, so `unfold` or `rw` with its own hypothesis then `norm`
+    closed false `∃` statements as size facts (no n has 0 < n and n < 0; a `Fin 0` binder
+    leaves no values at all).  The kernel takes no step but `witness` for an `∃`."""
+    text = ("def k (n : Nat) : ℝ := n\n"
+            "theorem t : ∃ (n : Nat) (hn : 0 < n) (h : n < 0), k n ≠ 0\n"
+            "theorem u : ∃ (n : Nat) (hn : 0 < n) (x : ℝ) (hx : x = n) (hy : x + 1 = 0), x ≠ 0\n"
+            "theorem v : ∃ (n : Nat) (hn : 0 < n) (x : ℝ) (hx : x = n) (i : Fin 0), x ≠ 0\n")
+    rw_hx = {"rule": "rw", "lemma": "hx", "paths": [[0]], "inst": {}, "how": []}
+    for name, trace in (("t", [{"rule": "unfold", "names": ["k"]}, {"rule": "norm"}]),
+                        ("u", [rw_hx, {"rule": "norm"}]), ("v", [rw_hx, {"rule": "norm"}]),
+                        ("v", [rw_hx, {"rule": "defeq"}]), ("t", [{"rule": "norm"}])):
+        with pytest.raises(Rejected, match="shown by a witness, and by no other step"):
+            replay(_goal(tmp_path, text, name), trace)
+
+
+def test_a_refuted_family_disequation_prints_the_same_twice(tmp_path, capsys) -> None:
+    """Forty-seventh review: a counterexample between replica families printed the Python
+    object's address (`<…_Family object at 0x…>`), so two runs differed."""
+    from shardproof import cli
+    (tmp_path / ".lemmaroot").write_text("")
+    (tmp_path / "f.lemma").write_text(
+        "theorem w4 (R n : Nat) (hR : R = 2) (hn : n = 1) (e : Fin R → Vec n) :\n"
+        "    e ≠ (fun (r : Fin R) => (fun (i : Fin n) => if r = 0 then e r i else e r i * 1))\n",
+        encoding="utf-8")
+    outs = []
+    for _ in range(2):
+        assert cli.main(["check", "--no-cache", "--no-times", str(tmp_path / "f.lemma")]) == 1
+        outs.append(capsys.readouterr().out)
+    assert outs[0] == outs[1] and "object at" not in outs[0] and "refuted" in outs[0]

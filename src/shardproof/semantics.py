@@ -1046,6 +1046,11 @@ class _Callable:
             f = self._ev.apply(f, _to_val(self._ev, a))
         return self._ev.export(f)
 
+    def __str__(self) -> str:       # (printed in a verdict: never an object's address)
+        return "(a function)"
+
+    __repr__ = __str__
+
 
 class _Family:
     """A tabulated family (`Fin R → Vec n`): ``fam(r)`` is replica r's vector."""
@@ -1062,6 +1067,12 @@ class _Family:
 
     def __len__(self) -> int:
         return self._v.arr.shape[0]
+
+    def __str__(self) -> str:       # its members in order (the forty-seventh review: a verdict
+        return "[" + "; ".join(_show(self(r)) for r in range(len(self))) + "]"   # showed the
+        # object's address, so two runs printed different text)
+
+    __repr__ = __str__
 
 
 def _to_val(ev: _Ev, a: Any) -> Any:

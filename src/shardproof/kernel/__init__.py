@@ -634,6 +634,8 @@ def replay(goal: Goal, trace: list[dict[str, Any]]) -> list[str]:
         try:
             if closed:
                 raise Rejected("a step after the goal was closed")
+            if goal.existential and rule != "witness":   # (its binders are not universal)
+                raise Rejected("an `∃` is shown by a witness, and by no other step")
             if rule == "unfold":
                 names = set(step["names"])
                 bad = [n for n in names if getattr(goal.decls.get(n), "kind", None) != "def"]
