@@ -204,6 +204,22 @@ CASES = [
                      "def G (n : Nat) : Fin 3 → Nat := sz n\n"
                      "theorem t4 (n : Nat) : G n 0 ^ 1 - 1 + 1 = G n 0 ^ 1 := by norm\n"},
          "a.lemma:3:24", "where `-` stops at 0", "t4"),
+    # forty-eighth review: decimals with no real beside them are `Float` in Lean (the default
+    # instance of `OfScientific`), where `0.1 + 0.2 ≤ 0.3` is false: proved here, replay on
+    Case("decimals_alone_are_floats_in_lean",
+         {"a.lemma": "theorem fa (x : ℝ) : (if 0.1 + 0.2 ≤ 0.3 then x else 0) = x := by norm\n"},
+         "a.lemma:1:26", "Lean reads a decimal as a `Float`", "fa",
+         hint="say the reals as in Lean: `(0.1 : ℝ)` (a cast), or give the arithmetic a real "
+              "operand"),
+    Case("an_integral_decimal_is_a_decimal",
+         {"a.lemma": "theorem fb (x : ℝ) : (if 100000000000000000.0 < 100000000000000000.0 + 1 "
+                     "then x else 0) = x := by norm\n"},
+         "a.lemma:1:26", "Lean reads a decimal as a `Float`", "fb"),
+    Case("a_closed_decimal_equation", {"a.lemma": "theorem fl1 : 0.1 + 0.2 = 0.3 := by norm\n"},
+         "a.lemma:1:15", "Lean reads a decimal as a `Float`", "fl1"),
+    Case("a_decimal_beside_a_natural_number",
+         {"a.lemma": "theorem t (R : Nat) (h : R * 0.5 = 1) (x : ℝ) : x = x := by norm\n"},
+         "a.lemma:1:26", "beside a natural number it has none", "t"),
     Case("natural_division_in_the_scalar_of_an_applied_smul",
          {"a.lemma": "theorem t (n : Nat) (v : Vec 1) : ((n / 2 * 2) • v) 0 = (n • v) 0 := by norm\n"},
          "a.lemma:1:37", "where `/` rounds down", "t"),
@@ -739,7 +755,8 @@ def test_elaboration_of_nested_comparisons_is_not_exponential(tmp_path, monkeypa
     def load(depth: int) -> int:
         t = "x"
         for _ in range(depth):
-            t = f"(if k ({t}) + 0 < 0.5 then 0 else 1)"
+            t = f"(if k ({t}) + 0 < (0.5 : ℝ) then 0 else 1)"     # (a decimal alone is Lean's
+            # `Float`: the cast keeps the real side)
         root = tmp_path / f"d{depth}"
         root.mkdir()
         (root / ".lemmaroot").write_text("")
@@ -790,3 +807,26 @@ def test_the_import_depth_limit_does_not_depend_on_what_was_loaded_first(tmp_pat
     assert cli.main(["check", "--no-cache", "-q", "m0.lemma"]) == 2
     _out, err = capsys.readouterr()
     assert "imports nested more than 200 files deep" in err and "Traceback" not in err
+
+
+def test_decimals_beside_a_real_are_real(tmp_path, monkeypatch) -> None:
+    """The other side of the forty-eighth review's row: a decimal with a real beside it, with an
+    expected real (a definition's body, a parameter) or cast is real in Lean too, and an
+    integral decimal prints back with its point (`2.0`)."""
+    from shardproof.check import Checker, Options
+    from shardproof.library import Library
+    from shardproof.pretty import pretty
+    (tmp_path / ".lemmaroot").write_text("")
+    case = tmp_path / "case.lemma"
+    case.write_text("def c : ℝ := 0.5\n"
+                    "theorem a1 (x : ℝ) : x + 0.5 = 0.5 + x := by norm\n"
+                    "theorem a2 : (0.1 : ℝ) + 0.2 = 0.3 := by norm\n"
+                    "theorem a3 (x : ℝ) : (if 0.1 + 0.2 ≤ x then x else 0) = "
+                    "(if 0.3 ≤ x then x else 0) := by norm\n"
+                    "theorem a4 : c * 2.0 = 1 := by norm\n"
+                    "theorem a5 : ∃ (x : ℝ), x * 0.5 ≠ x := by witness (x := 1.5)\n",
+                    encoding="utf-8")
+    vs = Checker(Options(search_seconds=0.0)).check_file(case)
+    assert [v.verdict for v in vs] == ["proved"] * 5
+    a4 = Library(tmp_path).load(case).env.get("a4")
+    assert "c * 2.0 = 1" in pretty(a4.decl)

@@ -915,14 +915,18 @@ def test_a_cast_makes_natural_arithmetic_real(tmp_path: Path) -> None:
         "theorem p6 (x : ℝ) : ![1 / 2, x] 0 * 2 = 1 := by norm\n"
         "theorem p7 (n : Nat) (f : ℝ → ℝ) : f (n - 1) = f (n - 1) := by norm\n"
         "def fam (n : Nat) : Fin 2 → Vec 1 := fun (r : Fin 2) => ![n - 1]\n"
-        "theorem p8 (v : Vec 2) : (-1) • v = (fun (i : Fin 2) => -v i) := by norm\n")
+        "theorem p8 (v : Vec 2) : (-1) • v = (fun (i : Fin 2) => -v i) := by norm\n"
+        # forty-eighth review: an argument past a definition's parameters, where its result
+        # is a function of reals, is expected real (it was refused)
+        "def scale (c : ℝ) : ℝ → ℝ := fun (y : ℝ) => c * y\n"
+        "theorem p9 (n : Nat) : scale 2 (n - 1) = 2 * n - 2 := by norm\n")
     for rep in (True, False):
         vs = {v.name: v.verdict for v in
               Checker(Options(search_seconds=1.0, replay=rep)).check_file(case)}
         assert vs == {"a1": "proved", "a2": "proved", "a3": "proved", "a4": "proved",
                       "f1": "refuted", "f2": "refuted", "p2": "proved", "p3": "proved",
                       "p4": "proved", "w1": "proved", "w2": "proved", "p5": "proved",
-                      "p6": "proved", "p7": vs["p7"], "p8": "proved"}, (rep, vs)
+                      "p6": "proved", "p7": vs["p7"], "p8": "proved", "p9": "proved"}, (rep, vs)
         assert vs["p7"] != "refuted"
 
 
@@ -1262,8 +1266,8 @@ def test_a_real_disequation_is_never_closed_as_a_size_fact() -> None:
     values: false when no values satisfy the hypotheses (`R * R = 0`, a `Fin 0` binder).
     Only the witness oracle shows a `≠` between reals; `R ≠ 0` between sizes stays a fact."""
     text = HEAD + """
-theorem t1 : ∃ (R : Nat) (hR : 0 < R) (hz : R * R = 0), 0.5 * R ≠ 0 := by norm
-theorem t2 : ∃ (R : Nat) (hR : 0 < R) (i : Fin 0), 0.5 * R ≠ 0 := by norm
+theorem t1 : ∃ (R : Nat) (hR : 0 < R) (hz : R * R = 0), 0.5 * (R : ℝ) ≠ 0 := by norm
+theorem t2 : ∃ (R : Nat) (hR : 0 < R) (i : Fin 0), 0.5 * (R : ℝ) ≠ 0 := by norm
 theorem t7 : ∃ (R : Nat) (hR : 0 < R) (x : ℝ) (hz : x = 0) (hx : x = 0.5 * R), x ≠ 0 := by norm
 theorem ok (R : Nat) (hR : 0 < R) : R ≠ 0 := by norm
 """

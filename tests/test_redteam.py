@@ -126,11 +126,12 @@ theorem inv_mul_zero (R : Nat) (hR : 0 < R) (v : ℝ) : 1 / (R * 0) * ((R * 0) *
     # search "witnessed" these false `≠` (only R = 0 satisfies h, and there both sides are 0;
     # the closed hypotheses never hold, so no witness exists at all).
     "float_size_hypothesis": """
-theorem fake_ne : ∃ (R : Nat) (h : R * 0.0000000001 = 0) (x : ℝ), R * x ≠ 0 := by norm
-theorem fake_ne_closed : ∃ (h : 1 + 0.00000000001 = 1) (x : ℝ), x ≠ 0 := by norm
-theorem fake_ne_le : ∃ (R : Nat) (h : R + 0.00000000000000001 ≤ R) (x : ℝ), x ≠ 0 := by norm
-theorem fake_ne_pow : ∃ (R : Nat) (h : R ^ 40 + 1 = R ^ 40 * (0.5 * 2)) (x : ℝ), R * x ≠ 0 := by norm
-theorem fake_ne_implicit (R : Nat) {h : R * 0.0000000001 = 0} (x : ℝ) : R * x ≠ 0 := by norm
+theorem fake_ne : ∃ (R : Nat) (h : (R : ℝ) * 0.0000000001 = 0) (x : ℝ), R * x ≠ 0 := by norm
+theorem fake_ne_closed : ∃ (h : (1 : ℝ) + 0.00000000001 = 1) (x : ℝ), x ≠ 0 := by norm
+theorem fake_ne_le : ∃ (R : Nat) (h : (R : ℝ) + 0.00000000000000001 ≤ R) (x : ℝ), x ≠ 0 := by norm
+theorem fake_ne_pow : ∃ (R : Nat) (h : (R : ℝ) ^ 40 + 1 = R ^ 40 * (0.5 * 2)) (x : ℝ), R * x ≠ 0
+  := by norm
+theorem fake_ne_implicit (R : Nat) {h : (R : ℝ) * 0.0000000001 = 0} (x : ℝ) : R * x ≠ 0 := by norm
 """,
     # Seventeenth review (of a fix made the same day): the statement's `n ≠ 0` about a size and
     # a hypothesis's `n ≠ 0` about a real were one key of the elaborator's comparison types;
@@ -141,9 +142,10 @@ theorem fake_ne_implicit (R : Nat) {h : R * 0.0000000001 = 0} (x : ℝ) : R * x 
     # read as 0 (x 1 = x 0); `2` rewritten to `0.5 * 4` in `i < 2` made the sum's index a real,
     # which the sum took for a constant, and two different sums cancelled.
     "rw_real_at_index": """
-theorem one_eq : 1 = 0.5 * 2 := by norm
+def c5 : ℝ := 0.5
+theorem one_eq : 1 = c5 * 2 := by norm
 theorem bad_idx (x : Vec 3) : x 1 = x 0 := by rw [one_eq]; norm
-theorem two_eq : 2 = 0.5 * 4 := by norm
+theorem two_eq : 2 = c5 * 4 := by norm
 theorem bad_sum (x y : Vec (2 * 2)) (hy : y = fun (a : Fin 2) (b : Fin 2) => x[b, a]) :
     (∑ (i : Fin (2 * 2)), if i < 2 then x i - y i else 0) = 0 := by rw [two_eq]; norm
 """,
@@ -299,8 +301,8 @@ theorem size_ne : ∃ (R : Nat) (x : ℝ), R * R * R * x ≠ (R * R * R + 429496
 theorem true_exp (x : ℝ) : exp 500 * ((1 + sqrt 2) ^ 3 - (7 + 5 * sqrt 2)) + x = x := by norm
 theorem true_big (x : ℝ) : (1 + sqrt 2) ^ 3 * 10 ^ 60 * 10 ^ 60 * 10 ^ 60 * 10 ^ 20 -
     (7 + 5 * sqrt 2) * 10 ^ 60 * 10 ^ 60 * 10 ^ 60 * 10 ^ 20 = 0 * x := by norm
-theorem tiny_size (R : Nat) (h : R * 0.0000000001 = 0) (x : ℝ) : R * x = 0 := by norm
-theorem true_pow (R : Nat) (h : R ^ 40 + 1 = R ^ 40 * (0.5 * 2)) (x : ℝ) : x = 0 := by norm
+theorem tiny_size (R : Nat) (h : (R : ℝ) * 0.0000000001 = 0) (x : ℝ) : R * x = 0 := by norm
+theorem true_pow (R : Nat) (h : (R : ℝ) ^ 40 + 1 = R ^ 40 * (0.5 * 2)) (x : ℝ) : x = 0 := by norm
 theorem fam_of_size (n : Nat) (e : Fin 1 → ℝ) (he : ∀ (r : Fin 1), e r = n) :
     (∑ (i : Fin 2), e 0) = 2 * n := by norm
 theorem mp_tie_true (y : ℝ) : (maxPool3s2 1 1 1 (fun (i : Fin 4) => if i < 2 then

@@ -121,7 +121,7 @@ def _raw(t: T.Term) -> str:
     if isinstance(t, T.Var):
         return t.name
     if isinstance(t, T.Num):
-        return _num(t.value)
+        return _num(t.value) + (".0" if t.decimal and t.value.denominator == 1 else "")
     if isinstance(t, T.NamedArg):
         return f"({t.name} := {_p(t.value)})"
     if isinstance(t, T.App):

@@ -279,7 +279,7 @@ class _Builder:
         return T.Num(Fraction(int(kids[0][0])), span=span)
 
     def dec(self, kids, span):
-        return T.Num(Fraction(kids[0][0]), span=span)
+        return T.Num(Fraction(kids[0][0]), span=span, decimal=True)
 
     named = named_arg
 

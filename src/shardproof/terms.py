@@ -69,6 +69,8 @@ class Num(Term):
 
     value: Fraction
     span: Span | None = field(default=None, compare=False, repr=False)
+    # written with a decimal point (`2.0` too): Lean's default type for it is `Float`, not ℕ
+    decimal: bool = field(default=False, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

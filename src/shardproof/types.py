@@ -881,7 +881,7 @@ def _below(k: T.Num, n: T.Term, ctx: Ctx) -> bool:
 
 
 _ARITH_OPS = ("+", "-", "*", "/", "^")
-_RANK = {"poly": 0, "nat": 1, "real": 2}
+_RANK = {"poly": 0, "dec": 1, "nat": 2, "real": 3}
 
 
 class LeanReading:
@@ -898,7 +898,9 @@ class LeanReading:
     there is no negation; here they act on reals.  Such a tree with `-`, `/` or a negation is
     an input error, at every tree (the thirty-ninth, forty-first and forty-third reviews).
     (A `≠` whose sides are ℕ in Lean but reals here has the same truth value in both: without
-    `-`, `/` and negation, ℕ arithmetic is the reals'.)  Where the model is unsure it refuses."""
+    `-`, `/` and negation, ℕ arithmetic is the reals'.)  A decimal with no real in sight is
+    `Float` in Lean (its default instance), not exact: such a tree is refused too (the
+    forty-eighth review).  Where the model is unsure it refuses."""
 
     def __init__(self, ctx: Ctx) -> None:
         self.ctx = ctx
@@ -907,6 +909,8 @@ class LeanReading:
     # (numerals only: whatever the context makes them); for a vector or map, its entries'
     def kind(self, t: T.Term, bound: dict[str, str]) -> str:
         if isinstance(t, T.Num):
+            if t.decimal:
+                return "dec"
             return "poly" if t.value.denominator == 1 and t.value >= 0 else "real"
         if _is_arith(t):
             leaves: list[T.Term] = []
@@ -959,6 +963,13 @@ class LeanReading:
             _split_tree(r, leaves, ops)
         kinds = [self.kind(x, bound) for x in leaves]
         is_real = want == "real" or "real" in kinds
+        if not is_real and "dec" in kinds:
+            raise _err("with no real beside it, Lean reads a decimal as a `Float` (its default "
+                       "type; beside a natural number it has none), where `0.1 + 0.2 ≤ 0.3` is "
+                       "false; here decimals are exact reals: the same text would state "
+                       "something else", at, self.ctx,
+                       hint="say the reals as in Lean: `(0.1 : ℝ)` (a cast), or give the "
+                            "arithmetic a real operand")
         # numerals alone with a negation are ℤ in Lean (`-1 - 2 = -3`): only `/` differs there
         integer = all(k == "poly" for k in kinds) and any(isinstance(o, T.Neg) for o in ops)
         if not is_real:
@@ -1000,6 +1011,8 @@ class LeanReading:
                 else None
             params = [p.ty_term for p in g.params if p.kind != "hyp"] if g is not None else []
             local = self.ctx.locals.get(head.name) if named else None
+            if g is not None:          # then the domains of its result (`def s (c : ℝ) : ℝ → ℝ`)
+                local = g.ret_ty
             while isinstance(local, FunT):               # a local function's domains
                 params.append(ty_to_term(local.dom))
                 local = local.cod
