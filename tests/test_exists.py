@@ -28,13 +28,14 @@ def _verdicts(tmp_path: Path, text: str, replay_on: bool = True) -> dict:
             Checker(Options(search_seconds=1.0, replay=replay_on)).check_file(case)}
 
 
-# Each is false in Lean's reading (for every value of the binders), and each was proved before;
-# the last is true (its sides never agree) and not proved here.
+# Each is false in Lean's reading (for every value of the binders), and each was proved before
+# (with the `by witness (…)` an `∃` now takes: here an input error); the last is true (its
+# sides never agree) and not proved here.
 FORALL_NE = """\
-theorem sq_ne_self (x : ℝ) : x ^ 2 ≠ x := by witness (x := 2)
-theorem nat_sq (n : Nat) : n ^ 2 ≠ 4 := by witness (n := 0)
-theorem nat_sum (n : Nat) : (∑ (i : Fin n), 1) ≠ 0 := by witness (n := 1)
-theorem funs (n : Nat) : (fun (k : Fin 2) => n ^ 2) ≠ (fun (k : Fin 2) => 4) := by witness (n := 0)
+theorem sq_ne_self (x : ℝ) : x ^ 2 ≠ x
+theorem nat_sq (n : Nat) : n ^ 2 ≠ 4
+theorem nat_sum (n : Nat) : (∑ (i : Fin n), 1) ≠ 0
+theorem funs (n : Nat) : (fun (k : Fin 2) => n ^ 2) ≠ (fun (k : Fin 2) => 4)
 theorem searched (R : Nat) (hR : 0 < R) (x : ℝ) : R * x ≠ x
 theorem perReplica (R N C S : Nat) (hR : 0 < R) (hm : N * S ≠ 0) (X : Vec ((R * N) * (C * S)))
     (r : Fin R) :
@@ -175,3 +176,24 @@ def test_a_refuted_family_disequation_prints_the_same_twice(tmp_path, capsys) ->
         assert cli.main(["check", "--no-cache", "--no-times", str(tmp_path / "f.lemma")]) == 1
         outs.append(capsys.readouterr().out)
     assert outs[0] == outs[1] and "object at" not in outs[0] and "refuted" in outs[0]
+
+
+@pytest.mark.parametrize("text, col, phrase", [
+    ("theorem a (x : ℝ) : x ^ 2 ≠ x := by witness (x := 2)\n", 37,
+     "this theorem's binders are universal"),
+    ("theorem b : ∃ (x : ℝ), x ^ 2 ≠ x := by norm\n", 40, "`norm` does not prove a `≠`"),
+    ("theorem c : ∃ (x : ℝ), x ^ 2 ≠ x := by witness (x := 2); witness (x := 3)\n", 58,
+     "one `witness` step gives the values"),
+    ("theorem d (x : ℝ) (h : x = 1) : x ≠ 0 := by rw [h]\n", 45, "`rw` does not prove a `≠`"),
+])
+def test_a_negative_result_takes_one_witness_step_as_an_exists(tmp_path, capsys, text, col,
+                                                               phrase) -> None:
+    """Forty-seventh review's note: other tactics on a `≠` between reals were ignored (the
+    search ran anyway), a second `witness` was ignored, and a witness for a theorem whose
+    binders are universal was ignored while the statement read as refuted."""
+    from shardproof import cli
+    (tmp_path / ".lemmaroot").write_text("")
+    (tmp_path / "n.lemma").write_text(text, encoding="utf-8")
+    assert cli.main(["check", "--no-cache", str(tmp_path / "n.lemma")]) == 2
+    err = capsys.readouterr().err
+    assert f"n.lemma:1:{col}: error: " in err and phrase in err and "Traceback" not in err

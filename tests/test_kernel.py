@@ -1149,7 +1149,7 @@ def test_a_power_of_sizes_is_a_real_as_the_type_checker_has_it(tmp_path: Path) -
         tmp_path, "theorem pw : ∃ (n : Nat), n ^ 2 ≠ 0 := by witness (n := 1)\n"
     ) == {True: "proved", False: "proved"}
     assert _verdicts_with_and_without_replay(
-        tmp_path, "theorem pw (n : Nat) : n ^ 2 ≠ 0 := by witness (n := 1)\n"
+        tmp_path, "theorem pw (n : Nat) : n ^ 2 ≠ 0\n"
     ) == {True: "refuted", False: "refuted"}
 
 
@@ -1266,9 +1266,9 @@ def test_a_real_disequation_is_never_closed_as_a_size_fact() -> None:
     values: false when no values satisfy the hypotheses (`R * R = 0`, a `Fin 0` binder).
     Only the witness oracle shows a `≠` between reals; `R ≠ 0` between sizes stays a fact."""
     text = HEAD + """
-theorem t1 : ∃ (R : Nat) (hR : 0 < R) (hz : R * R = 0), 0.5 * (R : ℝ) ≠ 0 := by norm
-theorem t2 : ∃ (R : Nat) (hR : 0 < R) (i : Fin 0), 0.5 * (R : ℝ) ≠ 0 := by norm
-theorem t7 : ∃ (R : Nat) (hR : 0 < R) (x : ℝ) (hz : x = 0) (hx : x = 0.5 * R), x ≠ 0 := by norm
+theorem t1 : ∃ (R : Nat) (hR : 0 < R) (hz : R * R = 0), 0.5 * (R : ℝ) ≠ 0
+theorem t2 : ∃ (R : Nat) (hR : 0 < R) (i : Fin 0), 0.5 * (R : ℝ) ≠ 0
+theorem t7 : ∃ (R : Nat) (hR : 0 < R) (x : ℝ) (hz : x = 0) (hx : x = 0.5 * R), x ≠ 0
 theorem ok (R : Nat) (hR : 0 < R) : R ≠ 0 := by norm
 """
     for name, trace in (("t1", []), ("t2", []),
@@ -1319,19 +1319,19 @@ theorem t2 (R N : Nat) (h : R = N) (h3 : R = 3) (v : ℝ) : (∑ (i : Fin N), v)
 # --------------------------------------------------------------------------- witnesses
 
 WITNESS_TEXT = HEAD + """
-theorem w_sq : ∃ (x y : ℝ) (h : x < y), x * x ≠ y := by norm
-theorem w_mean : ∃ (n : Nat) (hn : 0 < n) (v : Vec n) (i : Fin n), (∑ (k : Fin n), v k) / n ≠ v i := by norm
-theorem w_sqrt : ∃ (x : ℝ), sqrt (x * x) ≠ x := by norm
-theorem w_div : ∃ (x y : ℝ), x / y * y ≠ x := by norm
-theorem w_relu : ∃ (n : Nat) (v : Vec n), relu n v ≠ v := by norm
+theorem w_sq : ∃ (x y : ℝ) (h : x < y), x * x ≠ y
+theorem w_mean : ∃ (n : Nat) (hn : 0 < n) (v : Vec n) (i : Fin n), (∑ (k : Fin n), v k) / n ≠ v i
+theorem w_sqrt : ∃ (x : ℝ), sqrt (x * x) ≠ x
+theorem w_div : ∃ (x y : ℝ), x / y * y ≠ x
+theorem w_relu : ∃ (n : Nat) (v : Vec n), relu n v ≠ v
 theorem w_fam : ∃ (R N : Nat) (hR : 0 < R) (X : Vec ((R * N) * 1)) (xr : Fin R → Vec (N * 1))
     (hx : ∀ (r : Fin R), xr r = shard R N 1 X r) (r : Fin R),
-    allReduceMean R xr ≠ xr r := by norm
-theorem w_shardI : ∃ (R N : Nat) (X : Vec ((R * N) * 1)) (r : Fin R), shard R N 1 X r ≠ shardI R N 1 X r := by norm
+    allReduceMean R xr ≠ xr r
+theorem w_shardI : ∃ (R N : Nat) (X : Vec ((R * N) * 1)) (r : Fin R), shard R N 1 X r ≠ shardI R N 1 X r
 theorem w_bn : ∃ (R N : Nat) (hR : 0 < R) (hm : N * (1 * 1) ≠ 0) (ε : ℝ) (hε : 0 < ε) (γ β : Vec 1)
     (X : Vec ((R * N) * (1 * (1 * 1)))) (r : Fin R),
     bnBatchTensor4 N 1 1 1 ε γ β (shard R N (1 * (1 * 1)) X r)
-      ≠ shard R N (1 * (1 * 1)) (bnBatchTensor4 (R * N) 1 1 1 ε γ β X) r := by norm
+      ≠ shard R N (1 * (1 * 1)) (bnBatchTensor4 (R * N) 1 1 1 ε γ β X) r
 """
 
 _VALUES = [Fraction(k, d) for k in range(-4, 5) for d in (1, 2, 3)]
@@ -1459,10 +1459,10 @@ def d1 (x : ℝ) : ℝ := d0 (d0 x)
 def d2 (x : ℝ) : ℝ := d1 (d1 x)
 def d3 (x : ℝ) : ℝ := d2 (d2 x)
 def d4 (x : ℝ) : ℝ := d3 (d3 x)
-theorem long : ∃ (x : ℝ), d4 (d4 x) ≠ 0 := by norm
-theorem wide : ∃ (n : Nat) (x : ℝ), (∑ (i : Fin n), x) ≠ 0 := by norm
-theorem many : ∃ (x : ℝ), (∑ (i : Fin 100000), d3 x / 7) ≠ 0 := by norm
-theorem ok : ∃ (x : ℝ), d3 x ≠ 0 := by norm
+theorem long : ∃ (x : ℝ), d4 (d4 x) ≠ 0
+theorem wide : ∃ (n : Nat) (x : ℝ), (∑ (i : Fin n), x) ≠ 0
+theorem many : ∃ (x : ℝ), (∑ (i : Fin 100000), d3 x / 7) ≠ 0
+theorem ok : ∃ (x : ℝ), d3 x ≠ 0
 """
     w = _w
     for name, step, why in (("long", w(reals={"x": "3/2"}), "bits"),
@@ -1502,8 +1502,8 @@ def test_the_witness_refuses_sizes_it_cannot_type_long_sizes_and_exponents() -> 
             replay(goal, [step])
     squares = "".join(f"def d{i} (x : ℝ) : ℝ := d{i - 1} (d{i - 1} x)\n" for i in range(1, 5))
     text = HEAD + "def d0 (x : ℝ) : ℝ := x * x\n" + squares + \
-        "theorem e : ∃ (n : Nat), d4 (d3 (d2 n)) ≠ 0 := by norm\n" \
-        "theorem f : ∃ (x : ℝ), x ≠ 0 := by norm\n"
+        "theorem e : ∃ (n : Nat), d4 (d3 (d2 n)) ≠ 0\n" \
+        "theorem f : ∃ (x : ℝ), x ≠ 0\n"
     goal, _ = _goal(text, "e")
     with pytest.raises(Rejected, match="bits"):
         replay(goal, [_w(sizes={"n": 3})])
@@ -1526,7 +1526,7 @@ def d1 (y : ℝ) : ℝ := d0 (d0 y)
 def d2 (y : ℝ) : ℝ := d1 (d1 y)
 def d10 (y : ℝ) : ℝ := d2 (d2 (d1 y))
 def S (R : Nat) (y : ℝ) : ℝ := ∑ (i : Fin R), sqrt (y + 1)
-theorem slow : ∃ (R : Nat) (x : ℝ), S R (d10 x) ≠ R * sqrt (d10 x + 1) + 1 := by norm
+theorem slow : ∃ (R : Nat) (x : ℝ), S R (d10 x) ≠ R * sqrt (d10 x + 1) + 1
 """
     goal, _ = _goal(text, "slow")
     t0 = time.monotonic()

@@ -87,7 +87,7 @@ theorem late_bind2 : ∃ (a : ℝ) (h : ∀ (y : ℝ), a * y = 0) (y : ℝ), a �
     "sign_without_digits": """
 theorem fake_ne_exp : ∃ (x : ℝ), exp 500 * ((1 + sqrt 2) ^ 2 - (3 + 2 * sqrt 2)) + x ≠ x :=
   by witness (x := 0)
-theorem fake_ne_search : ∃ (x : ℝ), exp 500 * ((1 + sqrt 2) ^ 3 - (7 + 5 * sqrt 2)) + x ≠ x := by norm
+theorem fake_ne_search : ∃ (x : ℝ), exp 500 * ((1 + sqrt 2) ^ 3 - (7 + 5 * sqrt 2)) + x ≠ x
 theorem fake_ne_big : ∃ (x : ℝ), (1 + sqrt 2) ^ 3 * 10 ^ 60 * 10 ^ 60 * 10 ^ 60 * 10 ^ 20 -
     (7 + 5 * sqrt 2) * 10 ^ 60 * 10 ^ 60 * 10 ^ 60 * 10 ^ 20 ≠ 0 * x := by witness (x := 1)
 """,
@@ -126,12 +126,11 @@ theorem inv_mul_zero (R : Nat) (hR : 0 < R) (v : ℝ) : 1 / (R * 0) * ((R * 0) *
     # search "witnessed" these false `≠` (only R = 0 satisfies h, and there both sides are 0;
     # the closed hypotheses never hold, so no witness exists at all).
     "float_size_hypothesis": """
-theorem fake_ne : ∃ (R : Nat) (h : (R : ℝ) * 0.0000000001 = 0) (x : ℝ), R * x ≠ 0 := by norm
-theorem fake_ne_closed : ∃ (h : (1 : ℝ) + 0.00000000001 = 1) (x : ℝ), x ≠ 0 := by norm
-theorem fake_ne_le : ∃ (R : Nat) (h : (R : ℝ) + 0.00000000000000001 ≤ R) (x : ℝ), x ≠ 0 := by norm
+theorem fake_ne : ∃ (R : Nat) (h : (R : ℝ) * 0.0000000001 = 0) (x : ℝ), R * x ≠ 0
+theorem fake_ne_closed : ∃ (h : (1 : ℝ) + 0.00000000001 = 1) (x : ℝ), x ≠ 0
+theorem fake_ne_le : ∃ (R : Nat) (h : (R : ℝ) + 0.00000000000000001 ≤ R) (x : ℝ), x ≠ 0
 theorem fake_ne_pow : ∃ (R : Nat) (h : (R : ℝ) ^ 40 + 1 = R ^ 40 * (0.5 * 2)) (x : ℝ), R * x ≠ 0
-  := by norm
-theorem fake_ne_implicit (R : Nat) {h : (R : ℝ) * 0.0000000001 = 0} (x : ℝ) : R * x ≠ 0 := by norm
+theorem fake_ne_implicit (R : Nat) {h : (R : ℝ) * 0.0000000001 = 0} (x : ℝ) : R * x ≠ 0
 """,
     # Seventeenth review (of a fix made the same day): the statement's `n ≠ 0` about a size and
     # a hypothesis's `n ≠ 0` about a real were one key of the elaborator's comparison types;

@@ -349,7 +349,7 @@ theorem den_relu_shard {R N n : Nat} (e : Fin R → Vec (N * n)) (X : Vec ((R * 
 theorem perReplicaBN_ne_global : ∃ (R N C S : Nat) (ε : ℝ) (γ β : Vec C)
     (x : Fin R → Vec (N * (C * S))) (X : Vec ((R * N) * (C * S)))
     (hx : ∀ r, x r = shard R N (C * S) X r) (r : Fin R),
-    bnBatch N C S ε γ β (x r) ≠ shard R N (C * S) (bnBatch (R * N) C S ε γ β X) r := by norm
+    bnBatch N C S ε γ β (x r) ≠ shard R N (C * S) (bnBatch (R * N) C S ε γ β X) r
 """
 
 

@@ -361,6 +361,9 @@ def elaborate_decl(d: T.Decl, env: GlobalEnv, el: Elaborator, path: str) -> Glob
             if step.tactic == "witness":                  # it was silently ignored
                 raise TypeError_("`witness` proves `∃ …, a ≠ b` (or a closed `a ≠ b`) between "
                                  "reals or vectors; this statement is not one", step.span)
+        written = d.proof is not None and not d.proof.implicit
+        for k, step in enumerate(d.proof.steps if written and negative else ()):
+            _check_negative_step(d, step, k, existential or not binders)
         for step in d.proof.steps if d.proof is not None else ():
             given: set[str] = set()                       # (the last value once won silently)
             for na in step.assignments:
@@ -376,6 +379,24 @@ def elaborate_decl(d: T.Decl, env: GlobalEnv, el: Elaborator, path: str) -> Glob
                           cmp_types=dict(el.cmp_types), prop_types=prop_types,
                           existential=existential)
     raise AssertionError(d)  # pragma: no cover
+
+
+def _check_negative_step(d: T.Theorem, step: T.ProofStep, k: int, witnessable: bool) -> None:
+    """A `≠` between reals or vectors takes one proof step, `witness`, and only as an `∃` (or
+    closed): other tactics were silently ignored, and so was a witness for a theorem whose
+    binders are universal (the forty-seventh review's note), which then read as refuted."""
+    if step.tactic != "witness":
+        raise TypeError_(f"`{step.tactic}` does not prove a `≠` between reals or vectors: an "
+                         "`∃ …, a ≠ b` (or a closed one) is proved by `witness (…)`, or with no "
+                         "proof by the checker's search", step.span, theorem=d.name)
+    if k > 0:
+        raise TypeError_("one `witness` step gives the values", step.span, theorem=d.name)
+    if not witnessable:
+        raise TypeError_("`witness` gives values to the binders of an `∃`; this theorem's "
+                         "binders are universal (Lean reads its `≠` for every value of them)",
+                         step.span, theorem=d.name,
+                         hint=f"state the counterexample as `theorem {d.name} : ∃ (…), a ≠ b`, "
+                              "the binders inside the `∃`")
 
 
 def _open_exists(d: T.Theorem) -> tuple[tuple[T.Binder, ...], tuple[T.Term, ...], T.Term]:

@@ -174,7 +174,8 @@ def _raw(t: T.Term) -> str:
     if isinstance(t, T.Theorem):
         doc = f"/-- {t.doc} -/\n" if t.doc else ""
         bs = (" " + _binders(t.binders)) if t.binders else ""
-        return f"{doc}theorem {t.name}{bs} :\n    {_p(t.stmt)} := {_raw(t.proof)}"
+        proof = "" if t.proof is None or t.proof.implicit else f" := {_raw(t.proof)}"
+        return f"{doc}theorem {t.name}{bs} :\n    {_p(t.stmt)}{proof}"
     if isinstance(t, T.Def):
         doc = f"/-- {t.doc} -/\n" if t.doc else ""
         bs = (" " + _binders(t.binders)) if t.binders else ""

@@ -158,7 +158,7 @@ class _Builder:
         stmt = rest[-1]
         binders = _flatten_binders(rest[:-1])
         if proof is None:
-            proof = T.Proof((T.ProofStep("norm", span=span),), span=span)
+            proof = T.Proof((T.ProofStep("norm", span=span),), span=span, implicit=True)
         return T.Theorem(name, binders, stmt, proof, None, span=span)
 
     def def_(self, kids, span):

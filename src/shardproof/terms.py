@@ -227,10 +227,12 @@ class ProofStep(Term):
 
 @dataclass(frozen=True, slots=True)
 class Proof(Term):
-    """`by step; step …`.  A theorem without `:=` gets ``Proof((ProofStep("norm"),))``."""
+    """`by step; step …`.  A theorem without `:=` gets ``Proof((ProofStep("norm"),))``,
+    ``implicit`` (not written: printed back without `:=`)."""
 
     steps: tuple[ProofStep, ...]
     span: Span | None = field(default=None, compare=False, repr=False)
+    implicit: bool = field(default=False, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
