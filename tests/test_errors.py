@@ -220,6 +220,23 @@ CASES = [
     Case("a_decimal_beside_a_natural_number",
          {"a.lemma": "theorem t (R : Nat) (h : R * 0.5 = 1) (x : ℝ) : x = x := by norm\n"},
          "a.lemma:1:26", "beside a natural number it has none", "t"),
+    # fiftieth review (notation): Lean's block comments nest, so `x /- /- -/ + 1 -- -/` is `x`
+    # there and was `x + 1` here; Lean applies a several-binder `fun` to its first argument,
+    # where it was a flat vector read here: both proved false statements with replay on
+    Case("a_block_comment_inside_a_block_comment",
+         {"a.lemma": "theorem nest1 (x : ℝ) : x + 1 = x /- /- -/ + 1 -- -/\n  := by norm\n"},
+         "a.lemma:1:38", "a `/-` inside a comment: Lean's block comments nest", "nest1"),
+    Case("a_block_comment_inside_a_docstring",
+         {"a.lemma": "/-- see /- this -/ -/\ntheorem t (x : ℝ) : x = x\n"},
+         "a.lemma:1:9", "a `/-` inside a comment"),
+    Case("a_several_binder_fun_applied",
+         {"a.lemma": "theorem part1 (w : Vec 2) (p0 p1 : Fin 2) :\n"
+                     "    (fun (p : Fin 2) (q : Fin 2) => w p) p0 = w p0 := by norm\n"},
+         "a.lemma:2:5", "Lean applies it to its first argument", "part1",
+         hint="index it at every binder, `(fun p q => …)[i, j]`, or name the vector with a "
+              "`def`"),
+    Case("a_decimal_exponent", {"a.lemma": "theorem p (x : ℝ) : x ^ 2.0 = x * x := by norm\n"},
+         "a.lemma:1:25", "the exponent must be a natural-number literal", "p"),
     Case("natural_division_in_the_scalar_of_an_applied_smul",
          {"a.lemma": "theorem t (n : Nat) (v : Vec 1) : ((n / 2 * 2) • v) 0 = (n • v) 0 := by norm\n"},
          "a.lemma:1:37", "where `/` rounds down", "t"),

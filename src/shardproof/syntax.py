@@ -575,6 +575,31 @@ def source_lines(text: str) -> list[str]:
 
 
 _LONE_CR = re.compile(r"\r(?!\n)")
+_OUTSIDE = re.compile(r"--|/-")        # outside a comment: a line comment or a block comment
+_INSIDE = re.compile(r"/-|-/")         # inside a block comment: Lean nests `/-` … `-/`
+
+
+def _nested_comment(text: str) -> int | None:
+    """Where a `/-` opens a block comment inside another, if anywhere.  Lean's block comments
+    nest, so `/- a /- b -/ c -/` is one comment; this reader's end at the first `-/` (the
+    fiftieth review: `x /- /- -/ + 1 -- -/` was `x + 1` here, `x` in Lean).  Line comments
+    are skipped (a `/-` in one means nothing), as is `--` inside a block comment."""
+    i = 0
+    while True:
+        m = _OUTSIDE.search(text, i)
+        if m is None:
+            return None
+        if m.group() == "--":
+            i = text.find("\n", m.end())
+            if i < 0:
+                return None
+            continue
+        m = _INSIDE.search(text, m.end())
+        if m is None:
+            return None             # unterminated: the parser says so
+        if m.group() == "/-":
+            return m.start()
+        i = m.end()
 
 
 def parse_module(text: str, path: str = "<input>") -> T.Module:
@@ -590,6 +615,16 @@ def parse_module(text: str, path: str = "<input>") -> T.Module:
                          "must end with LF or CRLF (convert classic Mac OS line endings)",
                          Span(path, line, col, line, col + 1), source_line=shown,
                          theorem=_decl_at(text, cr.start()))
+    nested = _nested_comment(text)
+    if nested is not None:
+        line, col = _line_col(text, nested)
+        raise ParseError("a `/-` inside a comment: Lean's block comments nest (this opens a "
+                         "comment inside the one before it, which then ends at a later `-/`), "
+                         "this reader's end at the first `-/`: the same text would say "
+                         "something else; remove the inner `/-`",
+                         Span(path, line, col, line, col + 2),
+                         source_line=lines[line - 1] if line <= len(lines) else "",
+                         theorem=_decl_at(text, nested))
     if not any(ln.strip() for ln in lines):
         raise ParseError("the file is empty: expected `import`, `def`, `theorem` or `/-! … -/`",
                          Span(path, 1, 1, 1, 1), source_line="")

@@ -377,7 +377,8 @@ class Elaborator:
             return T.BinOp("•", s, v, span=t.span), vty
         if op == "^":
             b, bty = self.elab(t.lhs, ctx, RealT())
-            if not isinstance(t.rhs, T.Num) or t.rhs.value.denominator != 1 or t.rhs.value < 0:
+            if not isinstance(t.rhs, T.Num) or t.rhs.value.denominator != 1 or \
+                    t.rhs.value < 0 or t.rhs.decimal:        # (`2.0` is a Float in Lean)
                 raise _err("the exponent must be a natural-number literal", t.rhs, ctx)
             if not isinstance(bty, (RealT, NatT)):
                 raise _err(f"cannot raise a term of type {bty} to a power", t, ctx)
@@ -645,6 +646,14 @@ class Elaborator:
             raise _err(f"unknown name `{head.name}`", head, ctx, NameError_,
                        hint=_suggest(head.name, list(ctx.locals) + list(ctx.env.decls)))
         f, fty = self.elab(head, ctx, None)
+        if isinstance(head, T.Lam) and len(head.binders) > 1 and isinstance(fty, VecT):
+            # (the fiftieth review: `(fun (p : Fin 2) (q : Fin 2) => w p) p0` read entry p0 of
+            # a `Vec 4` here, the function `q ↦ w p0` in Lean, and false statements were proved)
+            raise _err("a `fun` with several binders is a vector here, read at one flat index, "
+                       "but Lean applies it to its first argument (the rest is a function): "
+                       "the same text would state something else", t, ctx,
+                       hint="index it at every binder, `(fun p q => …)[i, j]`, or name the "
+                            "vector with a `def`")
         return self._apply_value(f, fty, t.args, ctx, t)
 
     def _apply_value(self, f: T.Term, fty: Ty, args, ctx: Ctx, whole: T.Term):
