@@ -847,3 +847,44 @@ def test_decimals_beside_a_real_are_real(tmp_path, monkeypatch) -> None:
     assert [v.verdict for v in vs] == ["proved"] * 5
     a4 = Library(tmp_path).load(case).env.get("a4")
     assert "c * 2.0 = 1" in pretty(a4.decl)
+
+
+def test_forty_ninth_review_cases_end(tmp_path, monkeypatch, capsys) -> None:
+    """Forty-ninth review (bounds, a second pass): (1) with every size assignment skipped for
+    its data's size, the search walked 4¹² of them uncharged (170 s, 2.9 GB); (2) the kernel
+    replayed a sum of 1,024 atoms with 40,000-node keys for a minute, charging neither `+` nor
+    keys outside a witness; (3) an index `i⁹` with `i : Fin (s₀ + … + s₉)` ran sympy's
+    expansion for a minute before its input error; (4) a `Nat`-valued definition adding two
+    calls of another was read as a vector sum (exit 3)."""
+    import time
+    from shardproof.check import Checker, Options
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".lemmaroot").write_text("")
+    sizes = " ".join(f"s{k}" for k in range(12))
+    nest = "z"
+    for _ in range(10):
+        nest = f"g x y ({nest})"
+    defs = "".join(f"def a{k} (u c : ℝ) : ℝ := a{k - 1} u c + a{k - 1} u (c + {2 ** (k - 1)})\n"
+                   for k in range(1, 11))
+    (tmp_path / "ok.lemma").write_text(
+        f"theorem sched ({sizes} : Nat) (x : Vec 300000) :\n"
+        f"    x 0 = x 1 + {' + '.join(f's{k}' for k in range(12))} := by norm\n"
+        "def g (x y u : ℝ) : ℝ := 1 / (x * u + y * u)\n"
+        f"def U (x y z : ℝ) : ℝ := {nest}\n"
+        "def a0 (u c : ℝ) : ℝ := sqrt (u + c)\n" + defs +
+        "theorem amp (x y z : ℝ) : a10 (U x y z) 0 = a10 (U x y z) 0 := by norm\n"
+        "def n0 (m : Nat) : Nat := m\n"
+        "def n1 (m : Nat) : Nat := n0 m + n0 m\n"
+        "theorem nat1 (m : Nat) : (n1 m : ℝ) = (n1 m : ℝ) + 0 := by norm\n"
+        "theorem nat2 (m : Nat) : (n1 m : ℝ) = 2 * m := by norm\n", encoding="utf-8")
+    (tmp_path / "ix.lemma").write_text(
+        "theorem t (s0 s1 s2 s3 s4 s5 s6 s7 s8 s9 m : Nat) (x : Vec m)\n"
+        "    (i : Fin (s0+s1+s2+s3+s4+s5+s6+s7+s8+s9)) : x (i*i*i*i*i*i*i*i*i) = 0 := by norm\n")
+    t0 = time.monotonic()
+    vs = {v.name: v for v in Checker(Options(search_seconds=2.0)).check_file(tmp_path / "ok.lemma")}
+    assert vs["sched"].verdict == "unknown" and "skips sizes" in vs["sched"].reason
+    assert vs["amp"].verdict != "refuted"
+    assert vs["nat1"].verdict == vs["nat2"].verdict == "proved"
+    assert cli.main(["check", "--no-cache", "ix.lemma"]) == 2
+    assert "cannot show that the index" in capsys.readouterr().err
+    assert time.monotonic() - t0 < 120      # a bound (minutes before), not a speed

@@ -117,6 +117,18 @@ def _nonneg_coeffs(expr: "sympy.Expr", gens: list) -> bool:
     return all(c >= 0 for c in poly.coeffs())
 
 
+def _expansion_terms(ip: IPoly, bounds: dict[str, IPoly]) -> int:
+    """An upper bound on the terms of ``ip`` with each variable put at its bound minus one: a
+    t-term bound to the d-th power has at most C(d + t, t) terms (the forty-ninth review)."""
+    from math import comb
+    est = max(len(ip.terms), 1)
+    for v in ip.vars() & bounds.keys():
+        est *= comb(ip.degree_in(v) + len(bounds[v].terms) + 1, len(bounds[v].terms) + 1)
+        if est > MAX_SIZE_TERMS:
+            break
+    return est
+
+
 def index_in_range(index: T.Term, bound: T.Term, var_bounds: dict[str, T.Term],
                    subst: tuple[tuple[str, T.Term], ...] = (),
                    positive_names: frozenset[str] = frozenset()) -> bool:
@@ -132,6 +144,8 @@ def index_in_range(index: T.Term, bound: T.Term, var_bounds: dict[str, T.Term],
         bounds = {v: to_ipoly(b, subst) for v, b in var_bounds.items()}
         bp = to_ipoly(bound, subst)
         pos = set(positive_names)
+        if _expansion_terms(ip, bounds) > MAX_SIZE_TERMS:
+            return False        # (not shown; `(s₀ + … + s₉ − 1)⁹` ran sympy for minutes)
         if below(ip, bp, bounds, pos):
             return True
     except NotASize:

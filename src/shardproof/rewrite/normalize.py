@@ -557,6 +557,11 @@ class Normaliser:
                 return self.tensor(g.body, local)  # type: ignore[arg-type]
             if kind == "prop":
                 return _PropVal(g.body, local)  # type: ignore[arg-type]
+            if kind == "nat":      # (read as a tensor sum, `n0 m + n0 m` crashed: 49th review)
+                try:
+                    return self.nat(g.body, local)  # type: ignore[arg-type]
+                except EngineGap:                  # (an application in it: a real value)
+                    return self.real(g.body, local)  # type: ignore[arg-type]
             return self.any_value(g.body, local)  # type: ignore[arg-type]
         if g.kind == "opaque":
             params = [p for p in g.params if p.kind != "hyp"]
