@@ -1068,9 +1068,10 @@ class _Family:
     def __len__(self) -> int:
         return self._v.arr.shape[0]
 
-    def __str__(self) -> str:       # its members in order (the forty-seventh review: a verdict
-        return "[" + "; ".join(_show(self(r)) for r in range(len(self))) + "]"   # showed the
-        # object's address, so two runs printed different text)
+    # Printed in a verdict as its members in order (the forty-seventh review: the object's
+    # address was printed, so two runs of one check differed).
+    def __str__(self) -> str:
+        return "[" + "; ".join(_show(self(r)) for r in range(len(self))) + "]"
 
     __repr__ = __str__
 

@@ -257,7 +257,7 @@ class NF:
             return self.mul(a, b.inverse(self.invertible))
         if op not in ("+", "-", "*", "•"):
             raise Unsupported(f"the operator {op}")
-        return self.charge(a + b if op == "+" else a - b) if op in "+-" else self.mul(a, b)
+        return self.charge(a + b if op == "+" else a - b) if op in ("+", "-") else self.mul(a, b)
 
     def mul(self, a: RPoly, b: RPoly) -> RPoly:
         self.tick(len(a.d) * len(b.d))             # charged before it is formed: fuel bounds time
