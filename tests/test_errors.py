@@ -237,6 +237,12 @@ CASES = [
               "`def`"),
     Case("a_decimal_exponent", {"a.lemma": "theorem p (x : ℝ) : x ^ 2.0 = x * x := by norm\n"},
          "a.lemma:1:25", "the exponent must be a natural-number literal", "p"),
+    # forty-ninth review: a size past the type checker's expansion bound was reported as
+    # `S ≠ S as polynomials`; the message names the bound
+    Case("a_size_too_large_to_compare",
+         {"a.lemma": "theorem t (a b c d e f g h i j : Nat) (x : Vec (" +
+                     "*".join(["(a+b+c+d+e+f+g+h+i+j)"] * 6) + ")) : x = x := by norm\n"},
+         "a.lemma:1:189", "too large to compare: expanded, it has more than 10,000 terms", "t"),
     Case("natural_division_in_the_scalar_of_an_applied_smul",
          {"a.lemma": "theorem t (n : Nat) (v : Vec 1) : ((n / 2 * 2) • v) 0 = (n • v) 0 := by norm\n"},
          "a.lemma:1:37", "where `/` rounds down", "t"),

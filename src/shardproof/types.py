@@ -1333,10 +1333,23 @@ def _infer_binder_walk(u: T.Term, name: str, ctx: Ctx, found: list[Ty]) -> None:
         _infer_binder_walk(c, name, ctx, found)
 
 
+def _too_large(size: T.Term) -> bool:
+    """A size the type checker does not expand (past MAX_SIZE_TERMS terms)."""
+    try:
+        arith.to_ipoly(size)
+    except arith.NotASize as e:
+        return "too large" in str(e)
+    return False
+
+
 def _mismatch(t: T.Term, want: Ty, got: Ty, ctx: Ctx, what: str = "this term"):
     if isinstance(want, RealT) and isinstance(got, FinT):
         return _err(f"an index ({got}) cannot be used as a real number ({what})", t, ctx)
-    if isinstance(want, VecT) and isinstance(got, VecT):
+    if isinstance(want, VecT) and isinstance(got, VecT) and _too_large(got.size):
+        # (the forty-ninth review: it read `S ≠ S as polynomials`)
+        msg = (f"the size {pretty(got.size)} in {what} is too large to compare: expanded, it "
+               f"has more than {arith.MAX_SIZE_TERMS:,} terms")
+    elif isinstance(want, VecT) and isinstance(got, VecT):
         msg = (f"size mismatch in {what}: expected {want}, got {got} "
                f"({pretty(want.size)} ≠ {pretty(got.size)} as polynomials)")
     else:
