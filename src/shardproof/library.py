@@ -357,13 +357,13 @@ def elaborate_decl(d: T.Decl, env: GlobalEnv, el: Elaborator, path: str) -> Glob
             raise TypeError_("an `∃` statement states a counterexample here: after its "
                              "hypotheses (`P ∧ …`) it must end in a `≠` between reals or "
                              "vectors", stmt_src.span or d.span, theorem=d.name)
-        for step in d.proof.steps if d.proof is not None and not negative else ():
-            if step.tactic == "witness":                  # it was silently ignored
+        written = d.proof is not None and not d.proof.implicit    # (implicit: `norm` alone)
+        for k, step in enumerate(d.proof.steps if written else ()):
+            if negative:
+                _check_negative_step(d, step, k, existential or not binders)
+            elif step.tactic == "witness":                # it was silently ignored
                 raise TypeError_("`witness` proves `∃ …, a ≠ b` (or a closed `a ≠ b`) between "
                                  "reals or vectors; this statement is not one", step.span)
-        written = d.proof is not None and not d.proof.implicit
-        for k, step in enumerate(d.proof.steps if written and negative else ()):
-            _check_negative_step(d, step, k, existential or not binders)
         for step in d.proof.steps if d.proof is not None else ():
             given: set[str] = set()                       # (the last value once won silently)
             for na in step.assignments:

@@ -117,6 +117,11 @@ def _p(t: T.Term, need: int = _OPEN) -> str:
     return f"({s})" if _prec(t) < need else s
 
 
+def proof_suffix(t: T.Theorem) -> str:
+    """` := by …` as written; nothing for a theorem written without a proof."""
+    return "" if t.proof is None or t.proof.implicit else f" := {_raw(t.proof)}"
+
+
 def _raw(t: T.Term) -> str:
     if isinstance(t, T.Var):
         return t.name
@@ -174,8 +179,7 @@ def _raw(t: T.Term) -> str:
     if isinstance(t, T.Theorem):
         doc = f"/-- {t.doc} -/\n" if t.doc else ""
         bs = (" " + _binders(t.binders)) if t.binders else ""
-        proof = "" if t.proof is None or t.proof.implicit else f" := {_raw(t.proof)}"
-        return f"{doc}theorem {t.name}{bs} :\n    {_p(t.stmt)}{proof}"
+        return f"{doc}theorem {t.name}{bs} :\n    {_p(t.stmt)}{proof_suffix(t)}"
     if isinstance(t, T.Def):
         doc = f"/-- {t.doc} -/\n" if t.doc else ""
         bs = (" " + _binders(t.binders)) if t.binders else ""

@@ -38,7 +38,7 @@ from . import terms as T
 from .check import Checker, Options, Report, Verdict, lemma_files
 from .errors import ShardproofError
 from .library import LoadedFile
-from .pretty import pretty
+from .pretty import pretty, proof_suffix
 from .types import GlobalDecl
 
 __all__ = ["build_report", "build_report_and_verdicts"]
@@ -1006,8 +1006,8 @@ def _decl_source(g: GlobalDecl) -> str:
         stmt = d.stmt
         if isinstance(stmt, T.Exists):       # `∃ (R N : Nat) …,` wrapped as the binders are
             head += " :\n" + _wrap_head("    ∃", _binder_groups(stmt.binders)) + ","
-            return f"{head}\n    {pretty(stmt.body)}{_proof_source(d)}"
-        return f"{head} :\n    {pretty(stmt)}{_proof_source(d)}"
+            return f"{head}\n    {pretty(stmt.body)}{proof_suffix(d)}"
+        return f"{head} :\n    {pretty(stmt)}{proof_suffix(d)}"
     if isinstance(d, T.Def):
         head = _wrap_head(f"def {d.name}", _binder_groups(d.binders))
         return f"{head} : {pretty(d.ret)} :=\n  {pretty(d.body)}"
@@ -1016,11 +1016,6 @@ def _decl_source(g: GlobalDecl) -> str:
         head = _wrap_head(f"{attr}opaque {d.name}", _binder_groups(d.binders))
         return f"{head} : {pretty(d.ret)}"
     return pretty(d)
-
-
-def _proof_source(d: T.Theorem) -> str:
-    """` := by …` as written; nothing for a theorem written without a proof."""
-    return "" if d.proof is None or d.proof.implicit else f" := {pretty(d.proof)}"
 
 
 def _binder_groups(bs: tuple[T.Binder, ...]) -> list[str]:
