@@ -44,7 +44,10 @@ def terms(names: list[str]) -> st.SearchStrategy[T.Term]:
 
     def extend(sub: st.SearchStrategy[T.Term]) -> st.SearchStrategy[T.Term]:
         name = st.sampled_from(names)
-        head = sub.filter(lambda t: not isinstance(t, T.App))
+        # An application's head is never an application: an `App` drawn as a head gives its own
+        # head (never an `App` either). A `.filter` here would, after three misses, format the
+        # whole recursive strategy's repr and Hypothesis warns about its size.
+        head = sub.map(lambda t: t.fn if isinstance(t, T.App) else t)
         arg = st.one_of(sub, st.builds(T.NamedArg, name, sub))
         untyped = st.lists(name.map(lambda n: T.Binder(n, None)), min_size=1, max_size=3)
         typed = st.lists(st.builds(T.Binder, name, sub), min_size=1, max_size=3)
