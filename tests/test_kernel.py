@@ -919,14 +919,21 @@ def test_a_cast_makes_natural_arithmetic_real(tmp_path: Path) -> None:
         # forty-eighth review: an argument past a definition's parameters, where its result
         # is a function of reals, is expected real (it was refused)
         "def scale (c : ℝ) : ℝ → ℝ := fun (y : ℝ) => c * y\n"
-        "theorem p9 (n : Nat) : scale 2 (n - 1) = 2 * n - 2 := by norm\n")
+        "theorem p9 (n : Nat) : scale 2 (n - 1) = 2 * n - 2 := by norm\n"
+        # ... and a natural subtraction met before the real leaf of its tree (Lean coerces
+        # every leaf of `n - 1 + x`, and of a comparison's two sides, to ℝ)
+        "theorem p10 (n : Nat) (x : ℝ) : n - 1 + x = x + n - 1 := by norm\n"
+        "theorem p11 (n : Nat) (x : ℝ) : n - 1 = x - 1 + n - x := by norm\n"
+        "theorem p12 (n : Nat) (v : Vec 2) : (n - 1 - v 0) * 2 = 2 * n - 2 * v 0 - 2 := by norm\n"
+        "theorem f3 (n : Nat) (x : ℝ) : n - 2 + x = x + n - 1 := by norm\n")
     for rep in (True, False):
         vs = {v.name: v.verdict for v in
               Checker(Options(search_seconds=1.0, replay=rep)).check_file(case)}
         assert vs == {"a1": "proved", "a2": "proved", "a3": "proved", "a4": "proved",
                       "f1": "refuted", "f2": "refuted", "p2": "proved", "p3": "proved",
                       "p4": "proved", "w1": "proved", "w2": "proved", "p5": "proved",
-                      "p6": "proved", "p7": vs["p7"], "p8": "proved", "p9": "proved"}, (rep, vs)
+                      "p6": "proved", "p7": vs["p7"], "p8": "proved", "p9": "proved",
+                      "p10": "proved", "p11": "proved", "p12": "proved", "f3": "refuted"}, (rep, vs)
         assert vs["p7"] != "refuted"
 
 

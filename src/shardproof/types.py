@@ -383,6 +383,8 @@ class Elaborator:
             if not isinstance(bty, (RealT, NatT)):
                 raise _err(f"cannot raise a term of type {bty} to a power", t, ctx)
             return T.BinOp("^", b, t.rhs, span=t.span), RealT()
+        if expected is None and _lean_real_tree([t], ctx):
+            expected = RealT()
         want_real = isinstance(expected, RealT)
         want = expected if isinstance(expected, (VecT,)) else (RealT() if want_real else None)
         a, aty = self.elab(t.lhs, ctx, want)
@@ -460,7 +462,7 @@ class Elaborator:
         return out
 
     def _e_Cmp_once(self, t: T.Cmp, ctx: Ctx):
-        a, aty = self.elab(t.lhs, ctx, None)
+        a, aty = self.elab(t.lhs, ctx, RealT() if _lean_real_tree([t.lhs, t.rhs], ctx) else None)
         b, bty = self.elab(t.rhs, ctx, aty if not isinstance(aty, FinT) else NatT())
         if isinstance(aty, NatT) and isinstance(bty, RealT):
             a, aty = self.elab(t.lhs, ctx, RealT())
@@ -1035,6 +1037,31 @@ class LeanReading:
                 if not isinstance(c, T.Binder):
                     self.check(c, None, bound)
 
+
+
+def _lean_real_tree(roots: list[T.Term], ctx: Ctx) -> bool:
+    """Whether Lean computes the arithmetic tree at ``roots`` (one root, or a comparison's two
+    sides) in ℝ because a leaf beside a natural-number subtraction is real: `n - 1 + x` is
+    `↑n - 1 + x` there (`binop%` coerces every leaf to the largest type), where the elaborator
+    would otherwise meet `n - 1` first and refuse it (the forty-eighth review's first false
+    positive).  Only the leaves whose kind needs no elaboration are read (names, applications
+    of names, vector entries); a tree with an index (`Fin`) leaf keeps its reading (an index
+    is not used as a real), and :class:`LeanReading` still checks the result."""
+    leaves: list[T.Term] = []
+    ops: list[T.Term] = []
+    for r in roots:
+        _split_tree(r, leaves, ops)
+    if not any(isinstance(o, T.BinOp) and o.op == "-" for o in ops):
+        return False                       # (only a natural-number `-` is refused without it)
+    reading = LeanReading(ctx)
+    real = False
+    for x in leaves:
+        head = x.fn if isinstance(x, T.App) else x
+        if isinstance(head, T.Var) and isinstance(ctx.locals.get(head.name), FinT):
+            return False
+        if isinstance(x, T.Index) or isinstance(head, T.Var) and reading.kind(x, {}) == "real":
+            real = True
+    return real
 
 
 def _largest(kinds) -> str:
