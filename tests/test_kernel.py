@@ -925,7 +925,16 @@ def test_a_cast_makes_natural_arithmetic_real(tmp_path: Path) -> None:
         "theorem p10 (n : Nat) (x : ℝ) : n - 1 + x = x + n - 1 := by norm\n"
         "theorem p11 (n : Nat) (x : ℝ) : n - 1 = x - 1 + n - x := by norm\n"
         "theorem p12 (n : Nat) (v : Vec 2) : (n - 1 - v 0) * 2 = 2 * n - 2 * v 0 - 2 := by norm\n"
-        "theorem f3 (n : Nat) (x : ℝ) : n - 2 + x = x + n - 1 := by norm\n")
+        "theorem f3 (n : Nat) (x : ℝ) : n - 2 + x = x + n - 1 := by norm\n"
+        # ... a `Nat`-valued definition compared with a real (Lean casts it), and a `fun` body
+        # under an expected `Nat → ℝ` (elaborated against the codomain, as in Lean)
+        "def sz (n : Nat) : Nat := n + 1\n"
+        "theorem p13 (n : Nat) (x : ℝ) (h : x = n + 1) : x = sz n := by rw [h]; norm\n"
+        "theorem f4 (n : Nat) (x : ℝ) (h : 0 < x) : x < sz n := by norm\n"
+        "def pred : Nat → ℝ := fun (m : Nat) => m - 1\n"
+        "def ap (g : Nat → ℝ) (n : Nat) : ℝ := g n\n"
+        "theorem p14 (n : Nat) : pred n + ap (fun (m : Nat) => m - 1) n = 2 * n - 2 := by norm\n"
+        "theorem f5 (n : Nat) : ap (fun (m : Nat) => m - 2) n = n - 1 := by norm\n")
     for rep in (True, False):
         vs = {v.name: v.verdict for v in
               Checker(Options(search_seconds=1.0, replay=rep)).check_file(case)}
@@ -933,7 +942,8 @@ def test_a_cast_makes_natural_arithmetic_real(tmp_path: Path) -> None:
                       "f1": "refuted", "f2": "refuted", "p2": "proved", "p3": "proved",
                       "p4": "proved", "w1": "proved", "w2": "proved", "p5": "proved",
                       "p6": "proved", "p7": vs["p7"], "p8": "proved", "p9": "proved",
-                      "p10": "proved", "p11": "proved", "p12": "proved", "f3": "refuted"}, (rep, vs)
+                      "p10": "proved", "p11": "proved", "p12": "proved", "f3": "refuted",
+                      "p13": "proved", "f4": "refuted", "p14": "proved", "f5": "refuted"}, (rep, vs)
         assert vs["p7"] != "refuted"
 
 

@@ -468,6 +468,8 @@ class Elaborator:
             a, aty = self.elab(t.lhs, ctx, RealT())
         if isinstance(aty, RealT) and isinstance(bty, NatT):
             b, bty = self.elab(t.rhs, ctx, RealT())
+        if {type(aty), type(bty)} == {RealT, NatT}:
+            aty = bty = RealT()      # a `Nat`-valued definition beside a real: Lean casts it
         op = t.op
         if op in (">", "≥"):             # `R > 0` is `0 < R`, as in Lean: one form for the facts
             op, a, b = {">": "<", "≥": "≤"}[op], b, a
@@ -535,6 +537,7 @@ class Elaborator:
     def _e_Lam(self, t: T.Lam, ctx: Ctx, expected):
         inner = ctx.child()
         doms: list[Ty] | None = None
+        body_expected: Ty | None = None
         if isinstance(expected, FunT):
             doms = []
             e: Ty | None = expected
@@ -542,6 +545,8 @@ class Elaborator:
                 if isinstance(e, FunT):
                     doms.append(e.dom)
                     e = e.cod
+            if isinstance(e, RealT):       # `fun (m : Nat) => m - 1` as a `Nat → ℝ`: a real body,
+                body_expected = e          # as Lean elaborates it against the codomain
         elif isinstance(expected, VecT) and any(b.ty is None for b in t.binders):
             sizes = split_size(expected.size, len(t.binders))
             if sizes is None:
@@ -553,7 +558,7 @@ class Elaborator:
         btys = [inner.locals[b.name] for b in bs]
         # The body is elaborated once: elaborating it again for the family case made nested
         # `fun`s cost 2^depth.
-        body, bty = self.elab(t.body, inner, None)
+        body, bty = self.elab(t.body, inner, body_expected)
         if all(isinstance(bt, FinT) for bt in btys):
             if isinstance(bty, NatT) and not _mentions_fin(body, inner):
                 bty = RealT()
