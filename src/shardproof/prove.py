@@ -566,9 +566,7 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: Checker, options: Options) -
             cex = _search(g, genv, options, notes, witness=False) \
                 if options.search_seconds > 0 else None
             if cex is not None:
-                return Verdict(g.name, g.path, 0, "refuted", 0.0, counterexample=cex,
-                               reason=str(cex.get("message")) + " (checked in exact "
-                               "arithmetic): the two sides are equal there")
+                return _refuted(g, cex, ": the two sides are equal there")
             return Verdict(g.name, g.path, 0, "unknown", 0.0,
                            reason="; ".join([_FORALL_NE] + notes))
         given = _rational_witness(g) if options.replay else None
@@ -637,15 +635,21 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: Checker, options: Options) -
     notes: list[str] = []
     cex = _search(g, genv, options, notes) if options.search_seconds > 0 else None
     if cex is not None:
-        return Verdict(g.name, g.path, 0, "refuted", 0.0, counterexample=cex,
-                       reason=str(cex.get("message") or "the statement fails here") +
-                       " (checked in exact arithmetic)")
+        return _refuted(g, cex)
     reason = "; ".join([at.reason or "not proved"] + notes + _refuted_root(at.cites, genv,
                                                                           checker))
     hint = _missing_side_conditions(g, at.residual)
     if hint:
         reason += f"; the residual keeps a size reciprocal: needs {hint}"
     return Verdict(g.name, g.path, 0, "unknown", 0.0, reason=reason, residual=at.residual)
+
+
+def _refuted(g: GlobalDecl, cex: dict, what: str = "") -> Verdict:
+    """The verdict for a counterexample the search found and re-checked exactly."""
+    from .check import Verdict
+    return Verdict(g.name, g.path, 0, "refuted", 0.0, counterexample=cex,
+                   reason=str(cex.get("message") or "the statement fails here") +
+                   " (checked in exact arithmetic)" + what)
 
 
 _ROOT = re.compile(r"it rests on `[^`]+`, which is refuted")
