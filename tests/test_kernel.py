@@ -37,7 +37,7 @@ from shardproof.rewrite.tactics import replace_like
 ROOT = Path(__file__).resolve().parents[1]
 KERNEL = ROOT / "src" / "shardproof" / "kernel"
 LOC_BUDGET = 600          # the issue's budget (lines that are not blank, comments or docstrings)
-LOC_CEILING = 1008        # what it is today: the budget is MISSED (docs/trust.md); lower only
+LOC_CEILING = 1003        # what it is today: the budget is MISSED (docs/trust.md); lower only
 
 
 # --------------------------------------------------------------------------- the library
@@ -770,12 +770,16 @@ theorem L2 (x y : ℝ) : x = x + 0 * y := by norm
              "how": []},
             {"rule": "rw", "lemma": "h", "paths": [[0, 0]], "inst": {"i": T.Var("i")}, "how": []},
             {"rule": "defeq"}])
-    # a witness shows a `≠` for some values; between sizes it states one for all sizes
+    # a witness shows a `≠` for some values; under a theorem's binders it states one for all
+    # values (the tenth session); as an `∃` the same sizes are a true statement, and shown
     for name in ("sizes_ne", "sizes_ne2"):
         goal, _ = _goal(text, name)
-        goal.existential = True          # (as if an `∃`: the check for sizes is the one tested)
-        with pytest.raises(Rejected, match="between sizes"):
+        with pytest.raises(Rejected, match="an exact witness shows"):
             replay(goal, [_w(sizes={"R": 1}, tensors={"x": ["0"]})])
+        goal.existential = True
+        assert "kernel:witness" in replay(goal, [_w(sizes={"R": 1}, tensors={"x": ["0"]})])
+        with pytest.raises(Rejected, match="equal at the witness"):
+            replay(goal, [_w(sizes={"R": 0}, tensors={"x": []})])
     # an instance holding a `∑` crashed the instance typing (`Sum` has no `vec`); it is typed
     s = T.Sum((T.Binder("j", T.App(T.Var("Fin"), (_n(3),))),),
               T.App(T.Var("v"), (T.Var("j"),)))
@@ -1492,11 +1496,12 @@ theorem ok : ∃ (x : ℝ), d3 x ≠ 0
     assert "kernel:witness" in replay(goal, [w(reals={"x": "3"})])
 
 
-def test_the_witness_refuses_sizes_it_cannot_type_long_sizes_and_exponents() -> None:
-    """Thirty-fifth review, by hand-built traces: (1) a `≠` between sizes — a statement for all
-    sizes, which no witness shows — was accepted when the kernel's instance typing could not
-    type a side (a vector literal argument, a size tie `a = b` needed to type an argument or a
-    definition's obligation): "no type" read as "not a size"; (2) sizes at a witness were never
+def test_the_witness_refuses_universal_sizes_long_sizes_and_exponents() -> None:
+    """Thirty-fifth review, by hand-built traces: (1) a `≠` between sizes under a theorem's
+    binders — a statement for all sizes, which no witness shows — was accepted when the
+    kernel's instance typing could not type a side: it is refused as any universal goal is
+    (since the tenth session), and as an `∃` it is shown, whatever the sides' types (the
+    fifty-second review: the typing refused true `∃`s); (2) sizes at a witness were never
     charged: `d4 (d3 (d2 n))` through real-typed squaring definitions ran past a gigabyte; (3)
     a witness value `"1e999999999"` was expanded by `Fraction`."""
     cases = [
@@ -1512,11 +1517,12 @@ def test_the_witness_refuses_sizes_it_cannot_type_long_sizes_and_exponents() -> 
          "theorem a (R S : Nat) (h : R = S) (i : Fin S) : idx R i ≠ 0 := by norm\n", "a",
          _w(sizes={"R": 2, "S": 2}, indices={"i": 1})),
     ]
-    for text, name, step in cases:       # each false: both sides 0 at some sizes
+    for text, name, step in cases:       # each false for all sizes: both sides 0 at some
         goal, _ = _goal(HEAD + text, name)
-        goal.existential = True          # (as if an `∃`: the check for sizes is the one tested)
-        with pytest.raises(Rejected, match="between sizes"):
+        with pytest.raises(Rejected, match="an exact witness shows"):
             replay(goal, [step])
+        goal.existential = True          # ... and true as an `∃`, at the witness
+        assert "kernel:witness" in replay(goal, [step])
     squares = "".join(f"def d{i} (x : ℝ) : ℝ := d{i - 1} (d{i - 1} x)\n" for i in range(1, 5))
     text = HEAD + "def d0 (x : ℝ) : ℝ := x * x\n" + squares + \
         "theorem e : ∃ (n : Nat), d4 (d3 (d2 n)) ≠ 0\n" \
