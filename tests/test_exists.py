@@ -153,6 +153,7 @@ def test_an_exists_prints_back_as_written(tmp_path, capsys) -> None:
     assert cli.main(["explain", "e", str(tmp_path / "e.lemma")]) == 0
     out = capsys.readouterr().out
     assert "∃ (R : Nat) (hR : 0 < R) (x : ℝ), x ≠ 0 ∧ R * x ≠ x" in out
+    assert "witness: True" not in out        # (the section's heading says it; review 52)
 
 
 def test_the_kernel_closes_an_exists_by_a_witness_only(tmp_path) -> None:
@@ -195,6 +196,13 @@ def test_a_refuted_family_disequation_prints_the_same_twice(tmp_path, capsys) ->
     ("theorem c : ∃ (x : ℝ), x ^ 2 ≠ x := by witness (x := 2); witness (x := 3)\n", 58,
      "one `witness` step gives the values"),
     ("theorem d (x : ℝ) (h : x = 1) : x ≠ 0 := by rw [h]\n", 45, "`rw` does not prove a `≠`"),
+    # fifty-second review: a value Lean would not elaborate at its variable's type (the
+    # decimal was taken as the natural 1; the others were `unknown`)
+    ("theorem e : ∃ (n : Nat), (n : ℝ) ≠ 0 := by witness (n := 1.0)\n", 58, "a natural numeral"),
+    ("theorem f : ∃ (n : Nat), (n : ℝ) ≠ 0 := by witness (n := -1)\n", 58, "a natural numeral"),
+    ("theorem g : ∃ (v : Vec 3) (i : Fin 3), v i ≠ 0 := by witness (v := ![1, 1, 1]) (i := 1.5)\n",
+     86, "a natural numeral"),
+    ("theorem h : ∃ (x : ℝ), x ≠ 0 := by witness (x := y)\n", 50, "unknown name `y`"),
 ])
 def test_a_negative_result_takes_one_witness_step_as_an_exists(tmp_path, capsys, text, col,
                                                                phrase) -> None:

@@ -295,7 +295,8 @@ def _value(v: Any) -> str:
     return str(v)
 
 
-_CEX_SHOWN_ELSEWHERE = {"message", "assignment", "lhs", "rhs", "index", "python"}
+_CEX_SHOWN_ELSEWHERE = {"message", "assignment", "lhs", "rhs", "index", "python",
+                        "witness"}          # (the section heading says it is a witness)
 
 
 def _counterexample_lines(cex: dict[str, Any], python: bool = False) -> list[str]:

@@ -373,6 +373,7 @@ def elaborate_decl(d: T.Decl, env: GlobalEnv, el: Elaborator, path: str) -> Glob
                                      f"of `{d.name}` (a witness gives its variables values)",
                                      na.span)
                 given.add(na.name)
+                _check_witness_value(na, dict(binders)[na.name], env, d.name)
         return GlobalDecl(d.name, "theorem", tuple(params), None, stmt=stmt,
                           binders=tuple(binders), hyps=tuple(hyps), doc=d.doc, span=d.span,
                           path=path, decl=d, proof=d.proof, size_subst=ctx.subst,
@@ -397,6 +398,23 @@ def _check_negative_step(d: T.Theorem, step: T.ProofStep, k: int, witnessable: b
                          step.span, theorem=d.name,
                          hint=f"state the counterexample as `theorem {d.name} : ∃ (…), a ≠ b`, "
                               "the binders inside the `∃`")
+
+
+def _check_witness_value(na: T.NamedArg, ty: Ty, env: GlobalEnv, theorem: str) -> None:
+    """A witness value Lean would not elaborate at its variable's type is an input error, as
+    there (the fifty-second review: `(n := 1.0)` was taken as the natural 1, an unknown name
+    was `unknown`): a name must be in scope, and a size or an index a natural numeral."""
+    v = na.value
+    for name in sorted(T.free_names(v)):
+        if env.get(name) is None:
+            raise NameError_(f"unknown name `{name}` in the witness value of `{na.name}`",
+                             v.span or na.span, theorem=theorem)
+    numeral = v.arg if isinstance(v, T.Neg) else v
+    if isinstance(ty, (NatT, FinT)) and isinstance(numeral, T.Num) and (
+            v is not numeral or numeral.decimal or numeral.value.denominator != 1):
+        raise TypeError_(f"`{na.name}` is a `{ty}`: its value is a natural numeral (`2`), "
+                         "not a negative, a fraction or a decimal", v.span or na.span,
+                         theorem=theorem)
 
 
 def _open_exists(d: T.Theorem) -> tuple[tuple[T.Binder, ...], tuple[T.Term, ...], T.Term]:

@@ -13,7 +13,7 @@ from . import terms as T
 # Binding strength, loosest first (mirrors grammar.lark).
 _OPEN, _ARROW, _AND, _REL, _ADD, _MUL, _SMUL, _NEG, _POW, _APP, _POST, _ATOM = range(12)
 
-_ASCII = {"∀": "forall", "→": "->", "∧": "/\\", "≠": "!=", "≤": "<=", "≥": ">=", "•": "smul",
+_ASCII = {"∀": "forall", "∃": "exists", "→": "->", "∧": "/\\", "≠": "!=", "≤": "<=", "≥": ">=", "•": "smul",
           "∑": "sum", "ℝ": "Real", "↦": "=>"}
 
 

@@ -787,7 +787,8 @@ def _number(t: T.Term) -> Fraction | None:
 
 def _natural(t: T.Term) -> int | None:
     x = _number(t)
-    return int(x) if x is not None and x.denominator == 1 and x >= 0 else None
+    decimal = isinstance(t, T.Num) and t.decimal              # (`1.0` is not a natural)
+    return int(x) if x is not None and x.denominator == 1 and x >= 0 and not decimal else None
 
 
 def _rational_witness(g: GlobalDecl) -> dict[str, Any] | None:
