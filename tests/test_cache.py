@@ -223,3 +223,36 @@ def test_the_cache_directory_ignores_itself_for_git(tmp_path):
     cache = tmp_path / "cache"
     assert _check(root, "--cache-dir", str(cache)) == 0
     assert (cache / ".gitignore").read_text().splitlines()[-1] == "*"
+
+
+def test_a_shared_cache_directory_gets_no_gitignore_and_an_empty_one_is_refused(tmp_path,
+                                                                               capsys):
+    """Fifty-third review: `--cache-dir ""` (an unset variable in CI) meant the current
+    directory, and the cache wrote a `.gitignore` of `*` beside the lemma files, so `git add -A`
+    silently left every new lemma file out.  An empty name is a usage error (exit 2), and a
+    directory that already holds other files gets no `.gitignore`."""
+    root = _root(tmp_path, DEFS_TRUE)
+    assert _check(root, "--cache-dir", "") == 2
+    assert "--cache-dir: expected a directory, got an empty name" in capsys.readouterr().err
+    assert _check(root, "--cache-dir", str(root)) == 0
+    assert (root / "verdicts.json").exists() and not (root / ".gitignore").exists()
+    (tmp_path / "empty").mkdir()
+    assert _check(root, "--cache-dir", str(tmp_path / "empty")) == 0
+    assert (tmp_path / "empty" / ".gitignore").read_text().splitlines()[-1] == "*"
+
+
+def test_a_parallel_worker_keeps_its_checker_from_file_to_file(tmp_path):
+    """Fifty-third review: each file of `-j N` got a fresh checker, which re-checked its whole
+    import closure (the library took five times as long with `-j 2`).  A worker keeps one per
+    options, as the serial run does, and gives the same verdicts."""
+    root = _root(tmp_path, DEFS_TRUE)
+    opts = Options(cache_dir=None, search_seconds=0.5)
+    cli._WORKER_CHECKER = None
+    first, err, _ = cli._check_in_worker(str(root / "defs.lemma"), opts)
+    ck = cli._WORKER_CHECKER
+    second, err2, _ = cli._check_in_worker(str(root / "thm.lemma"), opts)
+    assert err is None and err2 is None and cli._WORKER_CHECKER is ck
+    assert [v.verdict for v, _ in second] == ["proved"]
+    cli._check_in_worker(str(root / "thm.lemma"), Options(cache_dir=None, search_seconds=1.0))
+    assert cli._WORKER_CHECKER is not ck                 # (other options: another checker)
+    cli._WORKER_CHECKER = None

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -67,12 +68,20 @@ _ENGINE_HASH: str | None = None
 
 
 def engine_fingerprint() -> str:
-    """A hash of the checker's own source (engine, kernel, semantics, prelude): any edit
-    re-checks."""
+    """A hash of the checker's own source (engine, kernel, semantics, prelude) and of the
+    versions of Python and of the libraries a verdict rests on (sympy behind the range check,
+    numpy and lark): any edit or upgrade re-checks (the fifty-third review's note)."""
     global _ENGINE_HASH
     if _ENGINE_HASH is None:
+        from importlib.metadata import PackageNotFoundError, version
         base = Path(__file__).resolve().parent
         h = hashlib.sha256()
+        h.update(sys.version.encode())
+        for dist in ("lark", "numpy", "sympy"):
+            try:
+                h.update(f"{dist}=={version(dist)}".encode())
+            except PackageNotFoundError:             # (not installed as a distribution)
+                h.update(f"{dist}: no version".encode())
         files = sorted(list(base.glob("*.py")) + list(base.glob("rewrite/*.py"))
                        + list(base.glob("kernel/*.py"))
                        + list(base.glob("prelude/*.lemma")) + [base / "grammar.lark"])
@@ -150,9 +159,14 @@ class VerdictCache:
             return
         tmp = self.file.with_suffix(f".tmp{os.getpid()}")
         try:
+            # A directory of its own gets a `.gitignore` of everything, so `git add -A` never
+            # commits it (as pytest's and ruff's caches do); one that holds other files — the
+            # lemma directory itself, `--cache-dir .` — gets none (the fifty-third review: that
+            # `*` hid every new lemma file from git).
+            own = not self.dir.exists() or not any(self.dir.iterdir())
             self.dir.mkdir(parents=True, exist_ok=True)
-            ignore = self.dir / ".gitignore"       # never committed by `git add -A` (as pytest's
-            if not ignore.exists():               # and ruff's caches do)
+            ignore = self.dir / ".gitignore"
+            if own and not ignore.exists():
                 ignore.write_text("# written by shardproof: the verdict cache is not source\n*\n",
                                   encoding="utf-8")
             # (not sort_keys: a record's dicts keep their order, which the output prints in)
