@@ -96,8 +96,12 @@ class Library:
             env = self.prelude.copy()
             imports: list[str] = []
             depth = 1
+            declared = False
             for d in module.decls:
                 if isinstance(d, T.Import):
+                    if declared:        # (its names were visible above it; Lean refuses it)
+                        raise ImportError_("an `import` comes before the file's declarations, "
+                                           "as in Lean: move it to the top", d.span)
                     target = self.resolve_import(d, p)
                     dep = self.load(target, via=d.span)
                     imports.append(str(target))
@@ -112,6 +116,8 @@ class Library:
                                              f"{g.path}, which this file imports: one name, one "
                                              "declaration", d.span)
                         env.add(g)
+                else:
+                    declared = True
             lf = LoadedFile(shown, module, env, imports=imports, lines=source_lines(text))
             elaborate_module(lf, self)
         finally:
