@@ -500,6 +500,12 @@ def _loss_cot(v):
     return ldiv(p - v.t + a * v.t - ldiv(a, K), v.B)
 
 
+@ref("bceLossCotGraph")
+def _bce_cot(v):
+    # d/dz of the mean binary cross-entropy with logits over D entries: (σ(z) − t) / D
+    return ldiv(sig(v.z) - v.t, v.D)
+
+
 # ---- kit/defs.lemma: catalog §1.10, §1.12, §1.16
 
 @ref("bnSyncSiteLA")
@@ -910,6 +916,7 @@ MUTATIONS: dict[str, list[str]] = {
     # prelude/loss.lemma
     "softmaxRow": ["def_softmaxRow_over_the_batch"],
     "smoothedLossCotGraph": ["s6_04b_replicaLossCot_no_R", "s6_11d_label_shift_alpha"],
+    "bceLossCotGraph": ["def_bceLossCot_global_divisor", "def_bceLossCot_examples_only"],
     # kit/defs.lemma
     "bnSyncSiteLA": ["def_bnSyncSiteLA_per_replica"],
     "bnSyncInB": ["seed16_bnSyncInB_perReplica", "def_bnSyncInB_args_swapped"],

@@ -61,6 +61,7 @@ REQUIRED = SEED_NAMES + [
     "den_bnStatsMeanB_allReduce", "den_bnStatsVarB_allReduce", "reluMaskB_smul", "mpInB_smul",
     "mpInB_shard", "cInB_shard", "dStridedXlaInB_shard", "gapInB_shard",
     "dpMeanGrad_ne_globalBatchGrad", "dp_perReplicaBN_ne_global",
+    "replicaBceLossCot_eq",            # (catalog §3: ResNet-50's BCE corollary rests on it)
 ]
 
 TOPIC_FILES = ["defs", "relabel", "pointwise", "bn_site", "homog", "shard", "collectives", "ties",

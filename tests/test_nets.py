@@ -108,8 +108,10 @@ def test_every_net_theorem_is_proved(library_verdicts):
 @pytest.mark.parametrize("key", sorted(NETS))
 def test_t2_t3_and_corollary_per_net(library_verdicts, key):
     net = NETS[key]
-    for name in (net.t2_name, net.t3_name, net.t3_name + "_smoothedCE"):
+    for name in (net.t2_name, net.t3_name, net.t3_name + "_smoothedCE") + \
+            ((net.t3_name + "_bce",) if net.bce else ()):
         assert library_verdicts.get(name, ("missing",))[0] == "proved", name
+    assert net.bce == (key == "resnet50")          # (catalog §3: ResNet-50's BCE corollary)
 
 
 # --------------------------------------------------------------------------- the negative

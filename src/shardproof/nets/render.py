@@ -1389,6 +1389,19 @@ class NetRenderer:
             "cotangent by its own batch `B`, the single-device step by `R·B` "
             "(`replicaLossCot_eq` discharges the cotangent hypothesis); logits are the "
             "single-device forward at `R·N`, targets `T` global."))
+        if net.bce:
+            Gb = f"(bceLossCotGraph (R * N) K ((R * N) * K) {logits} T)"
+            gsb = (f"(fun (r : Fin R) => bceLossCotGraph N K (N * K) (shard R N K {logits} r) "
+                   "(shard R N K T r))")
+            out.append(S.thm(
+                f"{net.t3_name}_bce", self.hyps() + [("T", "Vec ((R * N) * K)")],
+                call(net.tied_name, self.nenv(G=Gb, gs=gsb)),
+                f"rw [replicaBceLossCot_eq, {net.t3_name}]",
+                f"T3 for {net.title} with the binary cross-entropy loss (with logits, a mean "
+                "over every entry): each replica divides its cotangent by its own `N·K`, the "
+                "single-device step by `(R·N)·K` (`replicaBceLossCot_eq` discharges the "
+                "cotangent hypothesis); logits are the single-device forward at `R·N`, "
+                "targets `T` global."))
         return "\n".join(out)
 
     def step_sec(self) -> Sec:

@@ -75,7 +75,7 @@ NET = Net(
     fwd_name="resnet50ForwardBFull", sync_name="resnet50FwdGraphSyncFull",
     t2_name="resnet50FwdGraphSyncFull_shard", tied_name="r50NetSyncTiedB",
     t3_name="r50_net_syncTiedB",
-    cin=3, base="q", input_level=5, blocks=_blocks(), census=161, bn_sites=53,
+    cin=3, base="q", input_level=5, blocks=_blocks(), census=161, bn_sites=53, bce=True,
     notes=[("v1.5 bottlenecks [3, 4, 6, 3], widths (mid/out) 64/256, 128/512, 256/1024, 512/2048 "
            "at 8q, 4q, 2q, q; `s1b0` a stride-1 projection, `s2b0`–`s4b0` strided projections"),
            "resolution binder `q` with `0 < q` (input `32·q`): 224 at q = 7, 160 at q = 5",

@@ -212,6 +212,7 @@ class Net:
     census: int              # the repo's parameter count (nets.md)
     bn_sites: int            # the repo's BN-site count (nets.md)
     notes: list[str] = field(default_factory=list)
+    bce: bool = False        # also the binary cross-entropy corollary (catalog §3: ResNet-50)
 
     @property
     def symbolic(self) -> bool:
