@@ -452,7 +452,7 @@ def test_true_statements_are_never_refuted(tmp_path: Path) -> None:
     "theorem w : ∃ (X : Vec 2), X ≠ (fun (j : Fin 2) => 0) := by witness (X := ![1 / 2, 1])",
     "theorem w : ∃ (X : Vec 2) (h : X 0 = 0 ∧ X 1 = 0), X ≠ (fun (j : Fin 2) => 0) :=\n"
     "  by witness (X := ![0, 0, 5])",
-    "theorem w : ∃ (R : Nat) (x : ℝ), R * x ≠ 2 * x := by witness (R := 2.5) (x := 1)",
+    "theorem w : ∃ (R : Nat) (x : ℝ), R * x ≠ 2 * x := by witness (R := 5 / 2) (x := 1)",
     "theorem w (x y : Vec 4) (h : ∀ (i : Fin 2), x i = y i) : x + y = y + x + x := by norm",
     # powers: bounded, not expanded without end
     "theorem w : (2 ^ 1000000) ^ 1000000 = 3 := by norm",
