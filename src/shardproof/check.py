@@ -4,9 +4,10 @@ Three verdicts only.  ``proved``: the engine derived identical normal forms (and
 disabled, the kernel replayed the trace).  ``refuted``: a concrete assignment on which the two
 sides differ, re-checked in exact arithmetic.  ``unknown``: neither, with the reason (the residual
 difference of the normal forms, a missing side condition, fuel running out).  A statement
-``∃ …, lhs ≠ rhs`` (or a closed ``lhs ≠ rhs``) is proved by an exact witness and refuted only by
-a proof of ``lhs = rhs``; ``lhs ≠ rhs`` under a theorem's binders (Lean's reading: for every
-value) is refuted at values where the two sides are equal.
+``∃ …, lhs ≠ rhs`` (or a closed ``lhs ≠ rhs``) is proved by an exact witness, else ``unknown``
+(it is never refuted: that would need a proof that the sides are equal everywhere);
+``lhs ≠ rhs`` under a theorem's binders (Lean's reading: for every value) is refuted at values
+where the two sides are equal.
 """
 
 from __future__ import annotations
@@ -414,3 +415,51 @@ __all__ = [
     "read_allowlist",
     "rests_on",
 ]
+
+
+# --------------------------------------------------------------------------- printing
+# (a counterexample or a witness as text: the command line and the notebook display share it)
+
+def cex_value(v: Any) -> str:
+    """A counterexample value as Python/numpy can read it back (`[1, -3/2]`, `{'r': 0}`)."""
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(cex_value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k}: {cex_value(x)}" for k, x in v.items()) + "}"
+    return str(v)
+
+
+CEX_SHOWN_ELSEWHERE = {"message", "assignment", "lhs", "rhs", "index", "python",
+                       "witness"}           # (the section heading says it is a witness)
+
+
+def counterexample_lines(cex: dict[str, Any], python: bool = False) -> list[str]:
+    """A counterexample, one group per line: the message, the assignment, the two sides.
+
+    With ``python``, also the assignment as code to paste into Python/numpy (``explain``).
+    """
+    lines: list[str] = []
+    if cex.get("message"):
+        lines.append(str(cex["message"]))
+    assignment = cex.get("assignment")
+    if isinstance(assignment, dict):
+        for group, values in assignment.items():
+            if isinstance(values, dict) and values:
+                lines.append(f"{group}: " + ", ".join(f"{k} = {cex_value(x)}"
+                                                      for k, x in values.items()))
+            elif values and not isinstance(values, dict):
+                lines.append(f"{group}: {cex_value(values)}")
+    for side in ("lhs", "rhs"):
+        if side in cex and cex[side] is not None:
+            lines.append(f"{side} = {cex_value(cex[side])}")
+    if cex.get("index") is not None:
+        lines.append(f"first difference at flat index {cex['index']}")
+    for k, x in cex.items():
+        if k not in CEX_SHOWN_ELSEWHERE and x not in (None, False, {}, [], ""):
+            shown = cex_value(x).splitlines() or [""]
+            lines.append(f"{k}: {shown[0]}")
+            lines.extend("  " + ln for ln in shown[1:])
+    if python and isinstance(cex.get("python"), str) and cex["python"].strip():
+        lines.append("as Python:")
+        lines.extend("  " + ln for ln in cex["python"].splitlines())
+    return lines

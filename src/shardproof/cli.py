@@ -27,8 +27,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from . import __version__
-from .check import MAX_SEARCH_SECONDS, Checker, Options, Verdict, lemma_files
-from .errors import ShardproofError
+from .check import (MAX_SEARCH_SECONDS, Checker, Options, Verdict, cex_value,
+                    counterexample_lines, lemma_files)
+from .errors import ShardproofError, shown_path
 from .library import LoadedFile
 from .pretty import pretty
 
@@ -74,6 +75,13 @@ def _cache_dir(text: str) -> str:
     the fifty-third review)."""
     if not text.strip():
         raise argparse.ArgumentTypeError("expected a directory, got an empty name")
+    return text
+
+
+def _report_file(text: str) -> str:
+    """A report file: not empty (`--junit ''` wrote nothing, silently)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected a file name, got an empty name")
     return text
 
 
@@ -145,7 +153,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="`.lemma` files or directories (default: lemmas)")
     chk.add_argument("--format", choices=("text", "json"), default="text",
                      help="text (default) or json: one JSON object per theorem per line")
-    chk.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report to FILE")
+    chk.add_argument("--junit", metavar="FILE", type=_report_file,
+                     help="also write a JUnit XML report to FILE")
     chk.add_argument("-j", "--jobs", type=_jobs, default=1, metavar="N",
                      help="check files in N processes (output identical to -j 1)")
     level = chk.add_mutually_exclusive_group()
@@ -294,58 +303,13 @@ def _fmt_seconds(seconds: float) -> str:
     return f"{seconds:.2f} s"
 
 
-def _value(v: Any) -> str:
-    """A counterexample value as Python/numpy can read it back (`[1, -3/2]`, `{'r': 0}`)."""
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_value(x) for x in v) + "]"
-    if isinstance(v, dict):
-        return "{" + ", ".join(f"{k}: {_value(x)}" for k, x in v.items()) + "}"
-    return str(v)
-
-
-_CEX_SHOWN_ELSEWHERE = {"message", "assignment", "lhs", "rhs", "index", "python",
-                        "witness"}          # (the section heading says it is a witness)
-
-
-def _counterexample_lines(cex: dict[str, Any], python: bool = False) -> list[str]:
-    """A counterexample, one group per line: the message, the assignment, the two sides.
-
-    With ``python``, also the assignment as code to paste into Python/numpy (``explain``).
-    """
-    lines: list[str] = []
-    if cex.get("message"):
-        lines.append(str(cex["message"]))
-    assignment = cex.get("assignment")
-    if isinstance(assignment, dict):
-        for group, values in assignment.items():
-            if isinstance(values, dict) and values:
-                lines.append(f"{group}: " + ", ".join(f"{k} = {_value(x)}"
-                                                      for k, x in values.items()))
-            elif values and not isinstance(values, dict):
-                lines.append(f"{group}: {_value(values)}")
-    for side in ("lhs", "rhs"):
-        if side in cex and cex[side] is not None:
-            lines.append(f"{side} = {_value(cex[side])}")
-    if cex.get("index") is not None:
-        lines.append(f"first difference at flat index {cex['index']}")
-    for k, x in cex.items():
-        if k not in _CEX_SHOWN_ELSEWHERE and x not in (None, False, {}, [], ""):
-            shown = _value(x).splitlines() or [""]
-            lines.append(f"{k}: {shown[0]}")
-            lines.extend("  " + ln for ln in shown[1:])
-    if python and isinstance(cex.get("python"), str) and cex["python"].strip():
-        lines.append("as Python:")
-        lines.extend("  " + ln for ln in cex["python"].splitlines())
-    return lines
-
-
 def _failure_lines(v: Verdict, python: bool = False) -> list[str]:
     """Why a theorem is not proved: its counterexample, or the reason and residual."""
     lines: list[str] = []
     if v.verdict == "refuted":
         if v.counterexample:
             lines.append("counterexample:")
-            lines.extend("  " + ln for ln in _counterexample_lines(v.counterexample, python))
+            lines.extend("  " + ln for ln in counterexample_lines(v.counterexample, python))
         elif v.reason:
             lines.append(v.reason)
     elif v.verdict == "unknown":
@@ -529,7 +493,7 @@ def _print_verdict(s: _Session, v: Verdict, width: int) -> None:
         return
     print(_theorem_line(s, v, width), file=s.out)
     if failed:
-        print(f"    at {v.file}:{v.line}", file=s.out)
+        print(f"    at {shown_path(v.file)}:{v.line}", file=s.out)
         for ln in _failure_lines(v):
             print("    " + ln, file=s.out)
     if s.args.verbose:
@@ -546,6 +510,12 @@ def _write_junit(s: _Session, path: Path, results, elapsed: float) -> None:
     """JUnit XML: a testsuite per file, a testcase per theorem; input errors are `<error>`s."""
     root = ET.Element("testsuites", name="shardproof")
     totals = {"tests": 0, "failures": 0, "errors": 0}
+    # an input error no file's result carries (a missing path, an empty directory, a cache that
+    # cannot be written) is a suite of its own: the report of a run that exits 2 is never empty
+    # and green (the fifty-fourth review)
+    carried = {id(err) for _, _, err in results if err is not None}
+    results = list(results) + [(str(e.span.path) if e.span is not None else "(command line)",
+                                None, e) for e in s.errors if id(e) not in carried]
     for fname, checked, err in results:
         suite = ET.SubElement(root, "testsuite", name=_xml_text(fname))
         tests = failures = errors = 0
@@ -554,7 +524,9 @@ def _write_junit(s: _Session, path: Path, results, elapsed: float) -> None:
             tests = errors = 1
             case = ET.SubElement(suite, "testcase", classname=_xml_text(fname),
                                  name=_xml_text(err.theorem if err and err.theorem else
-                                                "(loading the file)"), time="0")
+                                                "(loading the file)" if err is None or
+                                                err.span is not None else "(the paths given)"),
+                                 time="0")
             if err is not None:
                 el = ET.SubElement(case, "error", type=err.kind,
                                    message=_xml_text(err.message))
@@ -620,7 +592,7 @@ def _find_theorem(s: _Session, name: str, paths: list[str]) -> tuple[Path, Loade
     where = ", ".join(paths)
     if found:           # files that do not import each other may share a name: say which
         print(f"shardproof: error: {len(found)} theorems are named `{name}` in {where}: "
-              + ", ".join(f"{lf.path}:{line}" for _, lf, line in found)
+              + ", ".join(f"{shown_path(str(lf.path))}:{line}" for _, lf, line in found)
               + "; name the file to choose one", file=s.err)
         return None
     msg = f"shardproof: error: no theorem named `{name}` in {where}"
@@ -648,7 +620,7 @@ def _cmd_explain(s: _Session) -> int:
     v, lf = got
     g = next(g for g in lf.own if g.name == v.name)
     out = s.out
-    print(f"theorem {v.name}  ({v.file}:{v.line})", file=out)
+    print(f"theorem {v.name}  ({shown_path(v.file)}:{v.line})", file=out)
     print(file=out)
     for ln in pretty(g.decl).splitlines() if g.decl is not None else []:
         print("  " + ln, file=out)
@@ -663,7 +635,7 @@ def _cmd_explain(s: _Session) -> int:
         print(f"replayed: {'yes' if v.replayed else 'no'}", file=out)
     if v.verdict == "proved" and v.counterexample:
         print("witness:", file=out)
-        for ln in _counterexample_lines(v.counterexample, python=True):
+        for ln in counterexample_lines(v.counterexample, python=True):
             print("  " + ln, file=out)
     print(f"trace:    {len(v.trace)} step{'s' if len(v.trace) != 1 else ''}", file=out)
     for ln in _trace_lines(v.trace):
@@ -684,7 +656,7 @@ def _trace_lines(trace: list[dict[str, Any]]) -> list[str]:
         rule = str(step.get("rule", "?"))
         at = str(step.get("at", "") or "")
         detail = str(step.get("detail", "") or "")
-        extra = [f"{key}={_value(val)}" for key, val in step.items()
+        extra = [f"{key}={cex_value(val)}" for key, val in step.items()
                  if key not in ("rule", "at", "detail") and val not in (None, "", [], {})]
         text = (f"at {at}: " if at else "") + detail
         if extra:
@@ -705,7 +677,7 @@ def _cmd_axioms(s: _Session) -> int:
     base, lemmas = rests_on(s.checker.verdicts, v.name)
     allow = read_allowlist(s.checker.library_for(Path(lf.path)).root)
     out = s.out
-    print(f"theorem {v.name}: {s.paint(v.verdict)}  ({v.file}:{v.line})", file=out)
+    print(f"theorem {v.name}: {s.paint(v.verdict)}  ({shown_path(v.file)}:{v.line})", file=out)
     print(f"lemmas ({len(lemmas)}, transitively):", file=out)
     for name in sorted(lemmas):
         print(f"  {name}  ({s.paint(lemmas[name])})", file=out)
@@ -745,6 +717,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_INPUT
     out, err = sys.stdout, sys.stderr
+    if out is None or err is None:          # a closed descriptor (`>&-`): Python gives None
+        if err is not None:
+            print("shardproof: the standard output is closed: nowhere to write the result",
+                  file=err)
+        return EXIT_INPUT
     _ensure_encodable(out)
     _ensure_encodable(err)
     session = None
@@ -766,6 +743,10 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `shardproof check … | head`: the reader left; not our error
         _silence_stdout()
         return EXIT_FAILED
+    except OSError as exc:   # the output cannot be written (a full disk): not a checker bug
+        _silence_stdout()                  # (files the checker writes report their own errors)
+        print(f"shardproof: cannot write the output: {exc.strerror or exc}", file=err)
+        return EXIT_INPUT
     except Exception as exc:  # noqa: BLE001 - the one top-level handler (see module docstring)
         print(f"shardproof: internal error: {type(exc).__name__}: {exc}", file=err)
         if args.debug:

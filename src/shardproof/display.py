@@ -62,8 +62,8 @@ def verdict_html(v: Any) -> str:
              f"<code>{html.escape(v.name)}</code> <small>({v.seconds * 1000:.1f} ms)</small>"]
     if v.doc:
         parts.append(f"<p>{html.escape(v.doc)}</p>")
-    if v.counterexample:
-        parts.append("<p>counterexample:</p><pre>"
+    if v.counterexample:           # (a proved `∃`'s record is its witness)
+        parts.append(f"<p>{'witness' if v.verdict == 'proved' else 'counterexample'}:</p><pre>"
                      + html.escape(_format_cex(v.counterexample)) + "</pre>")
     if v.reason:
         parts.append(f"<p>{html.escape(v.reason)}</p>")
@@ -80,14 +80,9 @@ def verdict_html(v: Any) -> str:
 
 
 def _format_cex(c: Any) -> str:
-    if isinstance(c, dict):
-        lines = [str(c["message"])] if c.get("message") else []
-        if "python" in c:
-            lines.append(str(c["python"]))
-        else:
-            lines.extend(f"{k} = {val}" for k, val in c.items() if k != "message")
-        return "\n".join(lines)
-    return str(c)
+    """As `shardproof explain` prints it (the fifty-fourth review: a witness printed `None`)."""
+    from .check import counterexample_lines
+    return "\n".join(counterexample_lines(c, python=True)) if isinstance(c, dict) else str(c)
 
 
 def verdict_latex(v: Any) -> str:

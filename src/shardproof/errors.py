@@ -23,7 +23,21 @@ class Span:
     end_col: int = 0
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}:{self.col}"
+        return f"{shown_path(self.path)}:{self.line}:{self.col}"
+
+
+def shown_path(path: str) -> str:
+    """A file name as printed: control characters escaped (a newline in a name must not start
+    a line of its own, an escape sequence must not reach the terminal), and a name that begins
+    with `:` prefixed with `./` — a CI log reads a line that starts with `::` as a workflow
+    command (the fifty-fourth review forged a GitHub annotation with a file name)."""
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in path)
+    return "./" + text if text.startswith(":") else text
+
+
+def shown_line(text: str) -> str:
+    """A source line as printed under an error: control characters but tabs escaped."""
+    return "".join(c if c.isprintable() or c == "\t" else repr(c)[1:-1] for c in text)
 
 
 class ShardproofError(Exception):
@@ -60,7 +74,7 @@ class ShardproofError(Exception):
     def render(self, source_lines: dict[str, list[str]] | None = None) -> str:
         """``path:line:col: error: message``, the source line and a caret under the spot."""
         where = str(self.span) if self.span else "<input>"
-        head = f"{where}: error: {self.message}"
+        head = f"{where}: error: {shown_line(self.message)}"
         if self.theorem:
             head += f" (in `{self.theorem}`)"
         lines = [head]
@@ -70,7 +84,7 @@ class ShardproofError(Exception):
             if 1 <= self.span.line <= len(src):
                 text = src[self.span.line - 1]
         if text is not None and self.span is not None:
-            shown = text.rstrip("\n")
+            shown = shown_line(text.rstrip("\n"))
             col = max(self.span.col, 1)
             if len(shown) > 200:  # a 1 MB line: show a window around the spot
                 start = max(col - 80, 0)

@@ -803,7 +803,7 @@ def _file_page(site: _Site, f: _File) -> str:
     if rest.strip():
         body.append('<div class="header-doc">' + _markdown(rest) + "</div>")
     if f.lf.own:
-        body.append('<h2 id="contents">Contents</h2><ul class="toc">')
+        body.append('<h2 id="-contents">Contents</h2><ul class="toc">')
         for g in f.lf.own:
             v = site.verdicts.get(g.name)
             badge = _badge(v.verdict if v else None) if g.kind == "theorem" else \
@@ -811,7 +811,7 @@ def _file_page(site: _Site, f: _File) -> str:
             body.append(f'<li>{badge} <a href="#{_frag(g.name)}" class="mono">{e(g.name)}'
                         f'</a></li>')
         body.append("</ul>")
-        body.append('<h2 id="declarations">Declarations</h2>')
+        body.append('<h2 id="-declarations">Declarations</h2>')
     for g in f.lf.own:
         body.append(_decl_section(site, f, g))
     return _page(f"{f.module} — shardproof report", e(f.rel), "\n".join(body))
@@ -859,6 +859,8 @@ def _decl_section(site: _Site, f: _File, g: GlobalDecl) -> str:
                       ", ".join(f"{_link(site, x)} {_badge(st)}" for x, st in lemmas)))
         facts.append(("all rules", _names(rules)))
         facts.append(("all oracles", _names(oracles)))
+    if v.verdict == "proved" and v.replayed:    # as `shardproof axioms NAME` lists it
+        facts.append(("kernel rests on (transitively)", _kernel_base(site, g.name, f.root)))
     cited = site.cited_by.get(g.name, [])
     if cited or v.verdict == "proved":
         facts.append(("cited by", ", ".join(_link(site, x) for x in cited) or "—"))
@@ -889,6 +891,18 @@ def _link(site: _Site, name: str) -> str:
         return f"<code>{e(name)}</code>"
     _g, f = hit
     return f'<a href="{e(f.page)}#{_frag(name)}" class="mono">{e(name)}</a>'
+
+
+def _kernel_base(site: _Site, name: str, root: Path) -> str:
+    """What the replayed proof rests on, transitively — the kernel's rules and oracles, as
+    `shardproof axioms` lists them — each marked when the lemma root's `axioms.allow` does not
+    list it (the fifty-fourth review: the page showed only the engine's rules)."""
+    from .check import read_allowlist, rests_on
+    base, _ = rests_on(site.verdicts, name)
+    allow = read_allowlist(root)
+    return ", ".join(f"<code>{html.escape(b)}</code>" + (
+        " <b>NOT IN axioms.allow</b>" if allow is not None and b not in allow else "")
+        for b in sorted(base)) or "—"
 
 
 def _axioms(site: _Site, v: Verdict) -> tuple[list[tuple[str, str]], set[str], set[str]]:
@@ -961,8 +975,8 @@ def _cex_html(c: dict[str, Any]) -> str:
     if c.get("index") is not None:
         lines.append(f"# first difference at flat index {c['index']}")
     for k in sorted(c, key=str):
-        if k in ("message", "assignment", "lhs", "rhs", "index", "witness"):
-            continue
+        if k in ("message", "assignment", "lhs", "rhs", "index", "witness", "python"):
+            continue                  # (`python` restates the assignment above as code)
         x = c[k]
         if x in (None, False, {}, [], ""):
             continue

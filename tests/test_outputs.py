@@ -1,0 +1,98 @@
+"""The fifty-fourth review (the outputs: JUnit, the HTML report, file names in logs, the notebook
+display, exit statuses) — each a row that failed before its fix."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from shardproof import cli
+
+GOOD = "theorem q : (1 : ℝ) = 1 := by norm\n"
+WITNESS = "/-- A witness. -/\ntheorem w : ∃ (x : ℝ), x ^ 2 ≠ x := by witness (x := 2)\n"
+
+
+def _root(tmp_path: Path, files: dict[str, str]) -> Path:
+    (tmp_path / ".lemmaroot").write_text("")
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+def _cli(*args: str, cwd: Path, **kw) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    kw = kw or {"capture_output": True}
+    return subprocess.run([sys.executable, "-m", "shardproof.cli", *args], cwd=cwd, env=env,
+                          text=True, timeout=120, **kw)
+
+
+def test_an_output_that_cannot_be_written_is_exit_2_not_an_internal_error(tmp_path) -> None:
+    """A full disk on stdout was `internal error: OSError` (exit 3); a closed stdout an
+    `AttributeError` on `None.flush` (exit 3)."""
+    _root(tmp_path, {"good.lemma": GOOD})
+    with open("/dev/full", "w") as full:
+        r = _cli("check", "--no-cache", "good.lemma", cwd=tmp_path, stdout=full,
+                 stderr=subprocess.PIPE)
+    assert r.returncode == 2 and "cannot write the output" in r.stderr, r.stderr
+    r = subprocess.run([sys.executable, "-c", "import sys; sys.stdout.close(); sys.stdout = None;"
+                        "from shardproof import cli; sys.exit(cli.main(['check', '--no-cache',"
+                        " 'good.lemma']))"], cwd=tmp_path, capture_output=True, text=True,
+                       timeout=120, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert r.returncode == 2 and "standard output is closed" in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_junit_carries_an_input_error_no_file_carries(tmp_path, capsys) -> None:
+    """A missing path or an empty directory gave `tests="0" errors="0"`: an empty, green
+    report for a run that exits 2."""
+    _root(tmp_path, {"good.lemma": GOOD})
+    (tmp_path / "empty").mkdir()
+    for args in (["good.lemma", "missing.lemma"], ["empty"]):
+        xml = tmp_path / "r.xml"
+        assert cli.main(["check", "--no-cache", "--no-times", "--junit", str(xml),
+                         *[str(tmp_path / a) for a in args]]) == 2
+        root = ET.parse(xml).getroot()
+        assert root.get("errors") == "1" and root.get("tests") == "1", ET.tostring(root)
+        assert root.find("testsuite/testcase/error") is not None
+    capsys.readouterr()
+    assert cli.main(["check", "--junit", "", str(tmp_path / "good.lemma")]) == 2
+    assert "--junit: expected a file name" in capsys.readouterr().err
+
+
+def test_a_file_name_cannot_forge_a_workflow_command(tmp_path) -> None:
+    """A file named `::warning …` printed `::warning …:1:26: error: …` at column 0, which GitHub
+    reads as an annotation; a newline in a name started a line `::stop-commands::…`."""
+    forged = "::warning title=forged::x.lemma"
+    split = "a\n::stop-commands::p.lemma"
+    _root(tmp_path, {forged: "theorem t (x : ℝ) : x = + := by norm\n",
+                     split: "theorem u (x : ℝ) : x + 1 = x\n"})
+    r = _cli("check", "--no-cache", "--no-times", ".", cwd=tmp_path)
+    text = r.stdout + r.stderr
+    assert not any(ln.startswith("::") for ln in text.splitlines()), text
+    assert "./::warning title=forged::x.lemma:1:25: error:" in text
+    assert "a\\n::stop-commands::p.lemma:1" in text
+
+
+def test_the_report_names_what_a_proof_rests_on_and_keeps_its_ids_apart(tmp_path) -> None:
+    """The page showed the engine's rules, not what the replayed proof rests on (`shardproof
+    axioms`); a theorem named `contents` shared its id with the Contents heading."""
+    from shardproof.report import build_report
+    _root(tmp_path, {"a.lemma": "theorem contents (x : ℝ) : x + 0 = x := by norm\n",
+                     "axioms.allow": "kernel:beta — β\n"})
+    build_report([str(tmp_path / "a.lemma")], str(tmp_path / "site"))
+    page = (tmp_path / "site" / "a.lemma.html").read_text(encoding="utf-8")
+    assert page.count('id="contents"') == 1
+    assert "kernel rests on (transitively)" in page
+    assert "<code>oracle:ring</code> <b>NOT IN axioms.allow</b>" in page
+
+
+def test_the_notebook_shows_a_witness_as_one(tmp_path) -> None:
+    """A proved `∃` was shown under "counterexample:" with its values as `None`."""
+    from shardproof.check import check_text
+    (v,) = check_text(WITNESS, root=str(_root(tmp_path, {})))
+    html = v._repr_html_()
+    assert v.verdict == "proved" and "<p>witness:</p>" in html and "x = 2" in html
+    assert "None" not in html
