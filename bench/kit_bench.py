@@ -2,9 +2,9 @@
 
 Target (issue 4): under 1.5 s on the project's 2-core machine.  Prints the wall time of
 `shardproof check --no-cache lemmas/kit` (median of `--runs` fresh processes, default 5; no
-verdict cache; every proof replayed by the kernel, the default), the same with `--no-replay` (the engine alone: the
-target was set before the kernel existed), the same with a warm verdict cache, and the five
-slowest theorems (from one in-process run).
+verdict cache; every proof replayed by the kernel, the default), the same with `--no-replay`
+(the engine alone: the target was set before the kernel existed), the same with a warm verdict
+cache, and the five slowest theorems (from one in-process run).
 
     python bench/kit_bench.py [--runs N]
 """

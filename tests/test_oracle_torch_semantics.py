@@ -124,7 +124,8 @@ def _se_case(seed=5, N=3, c=4, r=2, h=2, w=3):
 
 
 def _se_torch(params, x, dy):
-    """`x ⊙ σ(dense Wb bb (silu (dense Wa ba (mean_hw x))))`, its value and autograd gradients."""
+    """`x ⊙ σ(dense Wb bb (silu (dense Wa ba (mean_hw x))))`: its value and autograd
+    gradients."""
     T = {k: t64(v, *v.shape, grad=True) for k, v in params.items()}
     xt = t64(x, *x.shape, grad=True)
     a = F.silu(xt.mean(dim=(2, 3)) @ T["Wa"] + T["ba"])

@@ -592,7 +592,7 @@ def _fd_check(prog: Program, plans, params, X, T, alpha, grads, rng,
     return worst
 
 
-def main(argv: list[str] | None = None) -> int:  # pragma: no cover - a thin CLI
+def main(argv: list[str] | None = None) -> int:
     import argparse
     import json
 
@@ -627,8 +627,8 @@ def main(argv: list[str] | None = None) -> int:  # pragma: no cover - a thin CLI
         prog="python -m shardproof.parity",
         description="Run each net's replica programs (R replicas of N examples, sync-BN, "
                     "all-reduced gradients, loss divided by N) and its single-device program "
-                    f"at R·N numerically, and compare them (relative tolerance {PARITY_TOL:g}).  Exit "
-                    "status: 0 when every net agrees (with --per-replica-bn: when every net "
+                    f"at R·N numerically, and compare them (relative tolerance {PARITY_TOL:g}).  "
+                    "Exit status: 0 when every net agrees (with --per-replica-bn: when every net "
                     "DISAGREES, as plain DDP must) and, with --check-backward, every "
                     "finite-difference check passes; 1 otherwise; 2 on bad arguments or a net "
                     "description the interpreter cannot run.")
@@ -677,7 +677,7 @@ def _verdict(r: ParityReport) -> str:
     return "ok" if r.ok() else "MISMATCH"
 
 
-def _line(key: str, r: ParityReport) -> str:  # pragma: no cover - the CLI's report
+def _line(key: str, r: ParityReport) -> str:
     fd = ("" if r.backward_fd_rel is None else
           f"  fd rel {r.backward_fd_rel:.1e} (tol {FD_TOL:g}): "
           + ("ok" if r.backward_ok() else "FD MISMATCH"))
