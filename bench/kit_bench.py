@@ -1,16 +1,17 @@
 """The whole SyncKit (`lemmas/kit/`) checked in a fresh process, imports included.
 
 Target (issue 4): under 1.5 s on the project's 2-core machine.  Prints the wall time of
-`shardproof check --no-cache lemmas/kit` (median of 5 fresh processes, no verdict cache; every
-proof replayed by the kernel, the default), the same with `--no-replay` (the engine alone: the
-target was set before the kernel existed), the same with a warm verdict cache, and the five
-slowest theorems (from one in-process run).
+`shardproof check --no-cache lemmas/kit` (median of `--runs` fresh processes, default 5; no
+verdict cache; every proof replayed by the kernel, the default), the same with `--no-replay`
+(the engine alone: the target was set before the kernel existed), the same with a warm verdict
+cache, and the five slowest theorems (from one in-process run).
 
-    python bench/kit_bench.py
+    python bench/kit_bench.py [--runs N]
 """
 
 from __future__ import annotations
 
+import argparse
 import statistics
 import subprocess
 import sys
@@ -29,12 +30,26 @@ def fresh(args: list[str]) -> float:
     return time.perf_counter() - t0
 
 
-def main() -> None:
-    cold = [fresh(["check", "--no-cache", "-q", str(KIT)]) for _ in range(5)]
-    engine = [fresh(["check", "--no-cache", "--no-replay", "-q", str(KIT)]) for _ in range(5)]
+def _runs(text: str) -> int:
+    n = int(text)
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {n}")
+    return n
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        description="Wall time of `shardproof check lemmas/kit` in fresh processes: no cache, "
+                    "no cache with --no-replay, warm cache; then the five slowest theorems.")
+    ap.add_argument("--runs", type=_runs, default=5,
+                    help="fresh processes per variant; the median is reported (default 5)")
+    a = ap.parse_args(argv)
+    cold = [fresh(["check", "--no-cache", "-q", str(KIT)]) for _ in range(a.runs)]
+    engine = [fresh(["check", "--no-cache", "--no-replay", "-q", str(KIT)])
+              for _ in range(a.runs)]
     with tempfile.TemporaryDirectory() as d:
         fresh(["check", "--cache-dir", d, "-q", str(KIT)])
-        warm = [fresh(["check", "--cache-dir", d, "-q", str(KIT)]) for _ in range(5)]
+        warm = [fresh(["check", "--cache-dir", d, "-q", str(KIT)]) for _ in range(a.runs)]
     from shardproof.check import Options, check_paths
     rep = check_paths([KIT], Options())
     slow = sorted(rep.verdicts, key=lambda v: -v.seconds)[:5]
@@ -52,7 +67,8 @@ def main() -> None:
     print("slowest five (in-process):")
     for v in slow:
         print(f"  {v.seconds * 1000:8.1f} ms  {v.name}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

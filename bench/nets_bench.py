@@ -9,22 +9,30 @@ Per net:
   the range check may need once per process: ~0.3 s), `templates` and `net`;
   `symbolic` = templates + net (the per-net cost once the kit is loaded) and `symbolic_cold`
   = all three.  Target: `symbolic` < 3 s.
-* **parity**: :func:`shardproof.parity.run_parity` at R = 2, N = 2, 32 × 32, real widths: the
-  replica programs and the single-device program forward and backward, numerically.
+* **parity**: :func:`shardproof.parity.run_parity` at R = 2, N = 2, 32 × 32 (``--base 7``:
+  224 × 224), real widths: the replica programs and the single-device program forward and
+  backward, numerically — in a child process whose BLAS is pinned to one thread
+  (``OPENBLAS_NUM_THREADS`` = ``OMP_NUM_THREADS`` = ``MKL_NUM_THREADS`` = 1), as the symbolic
+  check runs on one core; ``--default-threads`` leaves numpy's default.
 * **ratio** = parity / symbolic.  Target ≥ 10 (the proof holds for ALL sizes; the numeric run
   checks one).
 * **depth**: a synthetic net (ResNet stem, a chain of `n × 4` basic identity blocks, head) at
-  n = 1, 2, 4, rendered by the same renderer; time of its own T2 + T3 files.  Target: the 4×
-  chain within 4.5× the 1× time.
+  n = 1, 2, 4, rendered by the same renderer; time of its own T2 + T3 files alone, by a
+  checker that keeps the kit's, the ops' and the templates' libraries and verdicts (so none
+  of those is re-proved), best of 5; the own theorems are counted.  Target: the 4× chain
+  within 4.5× the 1× time.
 
-Run: ``python bench/nets_bench.py [--json] [--nets resnet34 …] [--no-parity]``.
+Run: ``python bench/nets_bench.py [--json] [--nets resnet34 …] [--base B] [--no-parity]
+[--no-depth] [--default-threads]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -63,8 +71,8 @@ def symbolic(key: str, root: Path) -> dict:
     own = [root / "nets" / f"{key}.lemma", root / "nets" / f"{key}_step.lemma"]
     t0 = time.perf_counter()
     arith.sp()     # sympy (the range check's fallback), once per process: a shared cost too
-    t_shared, _, _ = _check(ck, shared)
-    t_shared += time.perf_counter() - t0
+    _check(ck, shared)
+    t_shared = time.perf_counter() - t0    # sympy's import + kit + ops, each counted once
     t_tmpl, n_t, bad_t = _check(ck, tmpl)
     t_net, n_n, bad_n = _check(ck, own)
     return {"shared_s": t_shared, "templates_s": t_tmpl, "net_s": t_net,
@@ -83,7 +91,22 @@ def synthetic_net(units: int) -> Net:
                census=0, bn_sites=0)
 
 
-def depth(root: Path, reps: int = 3) -> dict:
+def own_files_checker(ck: Checker, files: list[Path]) -> Checker:
+    """A checker that knows everything `ck` proved (its libraries, verdicts and the declarations
+    they are for) but not `files`: checking them then decides only their own theorems."""
+    ck2 = Checker(Options(search_seconds=0.0))
+    ck2.verdicts = dict(ck.verdicts)
+    # `verdict_of` reuses a verdict only for the very declaration it was given for: a fresh
+    # library would re-elaborate the imports and re-prove them (~160 theorems), so keep both
+    ck2._decl_of = dict(ck._decl_of)
+    ck2.libraries = dict(ck.libraries)
+    lib = ck2.library_for(files[0])
+    for f in files:           # (the library object is shared with `ck`: a dropped file is
+        lib.files.pop(str(Path(f).resolve()), None)     # parsed afresh by either checker)
+    return ck2
+
+
+def depth(root: Path, reps: int = 5) -> dict:
     _, infos = render_blocks([STEM, BASIC_ID, HEAD])
     arith.sp()                     # (imported before any timed run, as in `symbolic`)
     ck = Checker(Options(search_seconds=0.0))
@@ -95,32 +118,77 @@ def depth(root: Path, reps: int = 3) -> dict:
         nr = NetRenderer(net, infos)
         (root / "nets" / f"{net.key}.lemma").write_text(nr.render_fwd() + "\n")
         (root / "nets" / f"{net.key}_step.lemma").write_text(nr.render_step() + "\n")
+        files = [root / "nets" / f"{net.key}.lemma", root / "nets" / f"{net.key}_step.lemma"]
         best = None
         for _ in range(reps):
-            ck2 = Checker(Options(search_seconds=0.0))
-            ck2.verdicts = dict(ck.verdicts)
-            ck2.libraries = {}
-            t, _n, bad = _check(ck2, [root / "nets" / f"{net.key}.lemma",
-                                     root / "nets" / f"{net.key}_step.lemma"])
+            t, n, bad = _check(own_files_checker(ck, files), files)
             assert bad == 0, f"synthetic chain ×{units}: {bad} theorems not proved"
             best = t if best is None else min(best, t)
-        out[units] = {"blocks": len(net.blocks), "seconds": best}
+        out[units] = {"blocks": len(net.blocks), "theorems": n, "seconds": best}
     base = out[1]["seconds"]
     for row in out.values():
         row["ratio"] = row["seconds"] / base
     return out
 
 
+# numpy's BLAS starts one thread per core; the symbolic check runs on one.  Pinned to one thread,
+# the parity run is compared like with like, and it does not swing with the other cores' load.
+BLAS_ONE_THREAD = {v: "1" for v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+
+_PARITY_CHILD = (
+    "import json, sys, time\n"
+    "from shardproof.nets import NETS\n"
+    "from shardproof.parity import run_parity\n"
+    "key, base = sys.argv[1], int(sys.argv[2])\n"
+    "t = time.perf_counter()\n"
+    "r = run_parity(NETS[key], R=2, N=2, width=1.0, base=base)\n"
+    "print(json.dumps({'seconds': time.perf_counter() - t, 'ok': r.ok()}))\n")
+
+
+def parity(key: str, base: int, one_thread: bool) -> tuple[float, bool]:
+    """Time `run_parity` in a child process: the BLAS thread count is fixed when numpy is
+    imported, and this process has imported it already."""
+    env = {**os.environ, **(BLAS_ONE_THREAD if one_thread else {})}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "src"),
+                                                      env.get("PYTHONPATH")]))
+    out = subprocess.run([sys.executable, "-c", _PARITY_CHILD, key, str(base)], env=env,
+                         check=True, capture_output=True, text=True).stdout
+    row = json.loads(out.strip().splitlines()[-1])
+    return row["seconds"], row["ok"]
+
+
+def _base(text: str) -> int:
+    n = int(text)
+    if not 1 <= n <= 16:          # as `python -m shardproof.parity --base`: 16 is 512 × 512
+        raise argparse.ArgumentTypeError(f"must be from 1 to 16, not {n}")
+    return n
+
+
+def _net(text: str) -> str:
+    if text not in NETS:
+        raise argparse.ArgumentTypeError(f"no net `{text}`; the nets: {', '.join(NETS)}")
+    return text
+
+
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--nets", nargs="*", default=list(NETS))
+    ap = argparse.ArgumentParser(
+        description="Symbolic check time, numeric parity time and depth scaling of the nets "
+                    "(exit 2 on bad arguments).")
+    ap.add_argument("--nets", nargs="+", type=_net, default=list(NETS),
+                    help=f"nets to run (default: all): {', '.join(NETS)}")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--no-parity", action="store_true")
     ap.add_argument("--no-depth", action="store_true")
-    ap.add_argument("--base", type=int, default=1,
+    ap.add_argument("--base", type=_base, default=1,
                     help="parity input 32·BASE pixels (1: 32×32; 7: the nets' 224×224)")
+    ap.add_argument("--default-threads", action="store_true",
+                    help="run parity with numpy's default BLAS threads (default: one thread, "
+                         "as the symbolic check uses one core)")
     a = ap.parse_args(argv)
-    from shardproof.parity import run_parity
+    threads = "default BLAS threads" if a.default_threads else "BLAS pinned to 1 thread"
+    if not a.json and not a.no_parity:
+        print(f"parity: R = 2, N = 2, {32 * a.base}×{32 * a.base}, real widths, {threads}, "
+              "in a child process", flush=True)
     tmp = Path(tempfile.mkdtemp(prefix="nets_bench_"))
     try:
         root = tmp / "lemmas"
@@ -129,10 +197,8 @@ def main(argv: list[str] | None = None) -> int:
         for key in a.nets:
             row = {"net": key, **symbolic(key, root)}
             if not a.no_parity:
-                t = time.perf_counter()
-                r = run_parity(NETS[key], R=2, N=2, width=1.0, base=a.base)
-                row["parity_s"] = time.perf_counter() - t
-                row["parity_ok"] = r.ok()
+                row["parity_s"], row["parity_ok"] = parity(key, a.base, not a.default_threads)
+                row["parity_threads"] = threads
                 row["ratio"] = row["parity_s"] / row["symbolic_s"]
                 row["ratio_cold"] = row["parity_s"] / row["symbolic_cold_s"]
             rows.append(row)
@@ -149,8 +215,9 @@ def main(argv: list[str] | None = None) -> int:
             d = depth(root)
             result["depth"] = d
             if not a.json:
-                print("depth: " + ", ".join(f"×{u} ({v['blocks']} blocks) {v['seconds']:.2f}s "
-                                            f"= {v['ratio']:.2f}×" for u, v in d.items()))
+                print("depth (the chain's own files): " + ", ".join(
+                    f"×{u} ({v['blocks']} blocks, {v['theorems']} theorems) {v['seconds']:.2f}s "
+                    f"= {v['ratio']:.2f}×" for u, v in d.items()))
         if a.json:
             print(json.dumps(result, indent=1))
     finally:

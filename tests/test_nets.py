@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from pathlib import Path
 
@@ -25,7 +26,8 @@ from shardproof.check import Checker, Options, lemma_files
 from shardproof.nets import NETS, templates
 from shardproof.nets.files import render_all, render_negatives
 from shardproof.nets.render import NetRenderer, render_blocks
-from shardproof.nets.spec import BN
+from shardproof.nets.spec import BN, DW, Act
+from shardproof import parity as P
 from shardproof.parity import run_parity
 from shardproof.pretty import pretty
 
@@ -250,7 +252,55 @@ def test_parity_per_replica_bn_differs(key):
 @pytest.mark.parametrize("key", ["resnet50", "efficientnet_b0", "mobilenetv4"])
 def test_single_device_backward_is_the_gradient(key):
     r = run_parity(NETS[key], R=2, N=2, width=0.125, check_backward=True)
-    assert r.backward_fd_rel is not None and r.backward_fd_rel < 1e-4, r
+    assert r.backward_fd_rel is not None and r.backward_ok(), r
+
+
+def _wrong_swish_backward(monkeypatch) -> None:
+    """Both programs' swish derivative `σ(x)` instead of `σ(x)·(1 + x·(1 − σ(x)))`."""
+    right = P.Program.bwd1
+
+    def bwd1(self, prefix, layer, x, d, grads, i):
+        if isinstance(layer, Act) and layer.fn == "swish":
+            return d * P._sig(x)
+        return right(self, prefix, layer, x, d, grads, i)
+    monkeypatch.setattr(P.Program, "bwd1", bwd1)
+
+
+def test_a_wrong_backward_fails_the_finite_difference_check(monkeypatch, capsys):
+    _wrong_swish_backward(monkeypatch)
+    r = run_parity(NETS["efficientnet_b0"], width=0.125, check_backward=True)
+    # the replicas and the single device share the error: parity cannot see it, the FD can
+    assert r.ok() and not r.backward_ok(), r
+    assert P.main(["efficientnet_b0", "--width", "0.125", "--check-backward"]) == 1
+    assert "FD MISMATCH" in capsys.readouterr().out
+
+
+def test_parity_cli_prints_a_verdict_and_the_tolerance(capsys):
+    assert P.main(["mobilenetv2", "--width", "0.125"]) == 0
+    line = capsys.readouterr().out
+    assert line.startswith("mobilenetv2      ok:") and f"(tol {P.PARITY_TOL:g})" in line, line
+
+
+def test_parity_cli_refuses_one_replica(capsys):
+    with pytest.raises(SystemExit) as e:
+        P.main(["mobilenetv2", "--R", "1"])
+    assert e.value.code == 2 and "vacuous" in capsys.readouterr().err
+
+
+def test_parity_cli_reports_a_description_error(monkeypatch, capsys):
+    # a stride-1 depthwise of a residual block made strided: body and skip no longer add up
+    net = NETS["mobilenetv2"]
+    bi, b = next((i, b) for i, b in enumerate(net.blocks)
+                 if b.template.skip is not None
+                 and any(isinstance(layer, DW) for layer in b.template.body))
+    body = tuple(dataclasses.replace(layer, kind="strided") if isinstance(layer, DW) else layer
+                 for layer in b.template.body)
+    blocks = list(net.blocks)
+    blocks[bi] = dataclasses.replace(b, template=dataclasses.replace(b.template, body=body))
+    monkeypatch.setitem(NETS, "mobilenetv2", dataclasses.replace(net, blocks=blocks))
+    assert P.main(["mobilenetv2", "--width", "0.125"]) == 2
+    err = capsys.readouterr().err
+    assert f"block `{b.prefix}`" in err and "residual add" in err, err
 
 
 def _template_cases() -> list[tuple[str, object, object]]:

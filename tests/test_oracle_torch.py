@@ -15,7 +15,8 @@ from shardproof.numeric_ops import OPS, apply  # noqa: E402
 
 IC, OC, C = 2, 3, 3
 H, W_ = 3, 4
-KERNELS = [(1, 1), (3, 3), (5, 5), (3, 1), (2, 2)]
+# 7 × 7: the ResNet stems' strided conv (its padding, 3, is wider than these inputs)
+KERNELS = [(1, 1), (3, 3), (5, 5), (7, 7), (3, 1), (2, 2)]
 
 
 def kid(k):
@@ -100,7 +101,29 @@ def test_forward_and_vjps_against_torch(base, variant, k):
                                rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("k", [1, 3, 5])
+@pytest.mark.parametrize("hw", [(1, 1), (2, 3), (8, 8)])
+def test_resnet_stem_conv_at_output_sizes_against_torch(hw):
+    """The stems' 7 × 7 stride-2 conv (torchvision's padding 3), three input channels, from an
+    output of one pixel (all but the centre taps in the padding) to a 16 × 16 input."""
+    h, w = hw
+    ic, oc, k = 3, 4, 7
+    rng = np.random.default_rng(h * 10 + w)
+    W, b = rng.standard_normal(oc * ic * k * k), rng.standard_normal(oc)
+    x, dy = rng.standard_normal(ic * 2 * h * 2 * w), rng.standard_normal(oc * h * w)
+    Wt, xt = t64(W, oc, ic, k, k, grad=True), t64(x, 1, ic, 2 * h, 2 * w, grad=True)
+    y = F.conv2d(xt, Wt, t64(b, -1), stride=2, padding=(k - 1) // 2)
+    assert tuple(y.shape) == (1, oc, h, w)
+    sizes = (ic, oc, h, w, k, k)
+    np.testing.assert_allclose(apply("convStrided", sizes, [W, b, x]), np_flat(y),
+                               rtol=1e-12, atol=1e-12)
+    gx, gW = torch.autograd.grad(y, (xt, Wt), t64(dy, *y.shape))
+    np.testing.assert_allclose(apply("convStridedIn", sizes, [W, dy]), np_flat(gx),
+                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(apply("convStridedWGrad", sizes, [x, dy]), np_flat(gW),
+                               rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("k", [1, 3, 5, 7])
 def test_torch_same_padding_and_symmetric_stride2_agree(k):
     """Cross-check the hand-written pads above with torch's own padding='same' / padding=p."""
     sizes, Wshape, xshape, W, b, x, dy, _ = setup("conv", "", (k, k), seed=k)

@@ -1,7 +1,10 @@
 """PyTorch (float64) as a real-world oracle for the evaluator's meaning of the prelude.
 
-BatchNorm forward and its autograd backward, dense, global average pooling and the label-smoothed
-cross-entropy cotangent, each against the definition the evaluator reads from the prelude.
+BatchNorm forward and its autograd backward (spatial size 1 too), dense, global average pooling,
+the label-smoothed cross-entropy cotangent, sigmoid, swish (SiLU), relu6 and relu with their
+backward masks, and the squeeze-excite block, each against the definition the evaluator reads
+from the prelude; the activations and the squeeze-excite block, forward and backward, also
+against the parity harness's interpreter (`shardproof.parity`).
 
 CI sets SHARDPROOF_REQUIRE_ORACLE=1 so that a missing torch fails loudly there;
 developers without torch skip this file.
@@ -41,7 +44,9 @@ def flat(t):
     return t.detach().numpy().reshape(-1)
 
 
-@pytest.mark.parametrize("N,C,H,W,eps", [(2, 3, 2, 2, 1e-5), (4, 2, 3, 1, 0.1), (1, 1, 2, 3, 0.5)])
+# (4, 3, 1, 1): spatial size 1, as in the squeeze-excite and head layers of a 32 × 32 run
+@pytest.mark.parametrize("N,C,H,W,eps", [(2, 3, 2, 2, 1e-5), (4, 2, 3, 1, 0.1), (1, 1, 2, 3, 0.5),
+                                         (4, 3, 1, 1, 1e-5), (2, 2, 1, 1, 1e-3)])
 def test_batch_norm_forward_and_backward(N, C, H, W, eps):
     rng = np.random.default_rng(N * 100 + C * 10 + H)
     S = H * W
@@ -89,3 +94,73 @@ def test_smoothed_loss_cotangent_is_the_cross_entropy_gradient(alpha):
     loss.backward()
     got = ev("smoothedLossCotGraph", N=N, K=K, α=alpha, B=B, z=z, t=t)
     np.testing.assert_allclose(got, flat(zt.grad) / B, rtol=1e-10, atol=1e-12)
+
+
+# points at and around the kinks (0 and 6) and both tails of the sigmoid
+ACT_X = np.array([-40.0, -6.0, -1.0, -1e-9, 0.0, 1e-9, 0.5, 3.0, 6.0 - 1e-9, 6.0, 6.5, 40.0])
+
+
+@pytest.mark.parametrize("name,back,fn", [
+    ("sigmoid", None, torch.sigmoid), ("swish", "swBackB", F.silu),
+    ("relu6", "relu6MaskB", F.relu6), ("relu", "reluMaskB", torch.relu)])
+def test_activations_and_their_backward(name, back, fn):
+    n = ACT_X.size
+    dy = np.random.default_rng(4).standard_normal(n)
+    xt = t64(ACT_X, n, grad=True)
+    y = fn(xt)
+    (gx,) = torch.autograd.grad(y, xt, t64(dy, n))
+    np.testing.assert_allclose(ev(name, n=n, x=ACT_X), flat(y), rtol=1e-14, atol=1e-15)
+    if back is not None:
+        pre = "x" if back == "swBackB" else "pre"
+        np.testing.assert_allclose(ev(back, n=n, dy=dy, **{pre: ACT_X}), flat(gx),
+                                   rtol=1e-13, atol=1e-15)
+
+
+def _se_case(seed=5, N=3, c=4, r=2, h=2, w=3):
+    rng = np.random.default_rng(seed)
+    params = {"Wa": rng.standard_normal((c, r)), "ba": rng.standard_normal(r),
+              "Wb": rng.standard_normal((r, c)), "bb": rng.standard_normal(c)}
+    return params, rng.standard_normal((N, c, h, w)), rng.standard_normal((N, c, h, w))
+
+
+def _se_torch(params, x, dy):
+    """`x ⊙ σ(dense Wb bb (silu (dense Wa ba (mean_hw x))))`: its value and autograd
+    gradients."""
+    T = {k: t64(v, *v.shape, grad=True) for k, v in params.items()}
+    xt = t64(x, *x.shape, grad=True)
+    a = F.silu(xt.mean(dim=(2, 3)) @ T["Wa"] + T["ba"])
+    y = xt * torch.sigmoid(a @ T["Wb"] + T["bb"])[:, :, None, None]
+    gs = torch.autograd.grad(y, [xt, *T.values()], t64(dy, *dy.shape))
+    return y.detach().numpy(), gs[0].numpy(), dict(zip(T, (g.numpy() for g in gs[1:])))
+
+
+def test_squeeze_excite_block_against_the_prelude():
+    params, x, dy = _se_case(N=1)
+    c, r, h, w = x.shape[1], params["Wa"].shape[1], x.shape[2], x.shape[3]
+    y, _, _ = _se_torch(params, x, dy)
+    got = ev("seBlock", c=c, h=h, w=w, r=r, Wa=params["Wa"].ravel(), ba=params["ba"],
+             Wb=params["Wb"].ravel(), bb=params["bb"], x=x.ravel())
+    np.testing.assert_allclose(got, y.ravel(), rtol=1e-12, atol=1e-14)
+
+
+def test_squeeze_excite_and_activations_of_the_parity_interpreter():
+    from shardproof import parity as P
+    from shardproof.nets.spec import SE, Act
+    params, x, dy = _se_case()
+    prog = P.Program({("b", k): v for k, v in params.items()}, 1e-5, sync=True)
+    layer, grads = SE("q", "Wa", "ba", "Wb", "bb"), {}
+    y, gx, gp = _se_torch(params, x, dy)
+    np.testing.assert_allclose(prog.fwd1("b", layer, x, {}, [], [x], 0), y, rtol=1e-12)
+    np.testing.assert_allclose(prog.bwd1("b", layer, x, dy, grads, 0), gx, rtol=1e-12,
+                               atol=1e-14)
+    for k, g in gp.items():
+        np.testing.assert_allclose(grads[("b", k)][0], g, rtol=1e-12, atol=1e-14)
+    xa, da = ACT_X[None, :, None, None], np.ones_like(ACT_X)[None, :, None, None]
+    for fn, tf in [("swish", F.silu), ("relu6", F.relu6), ("relu", torch.relu)]:
+        xt = t64(xa, *xa.shape, grad=True)
+        yt = tf(xt)
+        (gt,) = torch.autograd.grad(yt, xt, t64(da, *da.shape))
+        np.testing.assert_allclose(prog.fwd1("b", Act(fn), xa, {}, [], [xa], 0),
+                                   yt.detach().numpy(), rtol=1e-14, atol=1e-15)
+        np.testing.assert_allclose(prog.bwd1("b", Act(fn), xa, da, {}, 0), gt.numpy(),
+                                   rtol=1e-13, atol=1e-15)
