@@ -96,3 +96,14 @@ def test_the_notebook_shows_a_witness_as_one(tmp_path) -> None:
     html = v._repr_html_()
     assert v.verdict == "proved" and "<p>witness:</p>" in html and "x = 2" in html
     assert "None" not in html
+
+
+def test_the_caret_stays_under_the_spot_past_an_escaped_control_character(tmp_path,
+                                                                            capsys) -> None:
+    """Fifty-sixth review: the line is printed with `\\x07` for a bell, four characters for one,
+    and the caret was padded by the raw column: three columns left of `y`."""
+    _root(tmp_path, {"a.lemma": "theorem ff (x : ℝ) /- \x07 -/ : x = y := by norm\n"})
+    assert cli.main(["check", "--no-cache", str(tmp_path / "a.lemma")]) == 2
+    err = capsys.readouterr().err.splitlines()
+    line, caret = next((a, b) for a, b in zip(err, err[1:]) if "\\x07" in a)
+    assert line[caret.index("^")] == "y", (line, caret)

@@ -84,16 +84,19 @@ class ShardproofError(Exception):
             if 1 <= self.span.line <= len(src):
                 text = src[self.span.line - 1]
         if text is not None and self.span is not None:
-            shown = shown_line(text.rstrip("\n"))
-            col = max(self.span.col, 1)
+            raw, col, width = text.rstrip("\n"), max(self.span.col, 1), 1
+            if self.span.end_line == self.span.line and self.span.end_col > self.span.col:
+                width = self.span.end_col - self.span.col
+            # escaped (a control character shows as `\x07`), the column and width follow
+            before, spot = shown_line(raw[:col - 1]), shown_line(raw[col - 1:col - 1 + width])
+            shown = before + spot + shown_line(raw[col - 1 + width:])
+            col, width = len(before) + 1, max(len(spot), 1)
             if len(shown) > 200:  # a 1 MB line: show a window around the spot
                 start = max(col - 80, 0)
                 shown = ("…" if start else "") + shown[start:start + 160] + "…"
                 col = col - start + (1 if start else 0)
             lines.append("  " + shown)
-            width = 1
-            if self.span.end_line == self.span.line and self.span.end_col > self.span.col:
-                width = min(self.span.end_col - self.span.col, max(len(shown) - col + 1, 1))
+            width = min(width, max(len(shown) - col + 1, 1))
             # under the spot as a terminal shows the line: its tabs kept, a wide character
             # (CJK, most emoji) two columns
             pad = "".join("\t" if c == "\t" else "  " if east_asian_width(c) in "WF" else " "
