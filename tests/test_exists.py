@@ -78,8 +78,9 @@ def test_a_real_disequation_under_binders_is_read_for_every_value(tmp_path, repl
     assert vs.pop("true_one").verdict == "unknown"
     for v in vs.values():        # a counterexample: the two sides are equal there
         assert v.verdict == "refuted", (v.name, v.reason)
-        assert "the two sides are equal there" in v.reason
+        assert "the two sides are equal, so the `≠` fails" in v.reason
         cx = v.counterexample
+        assert cx["message"].startswith("the two sides are equal")    # (the text output's too)
         exact = [[Fraction(str(x)) for x in (s if isinstance(s, list) else [s])]
                  for s in (cx["lhs"], cx["rhs"])]
         assert exact[0] == exact[1], v.name

@@ -566,7 +566,7 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: Checker, options: Options) -
             cex = _search(g, genv, options, notes, witness=False) \
                 if options.search_seconds > 0 else None
             if cex is not None:
-                return _refuted(g, cex, ": the two sides are equal there")
+                return _refuted(g, cex)       # (its message: the two sides are equal)
             return Verdict(g.name, g.path, 0, "unknown", 0.0,
                            reason="; ".join([_FORALL_NE] + notes))
         given = _rational_witness(g) if options.replay else None
@@ -644,12 +644,12 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: Checker, options: Options) -
     return Verdict(g.name, g.path, 0, "unknown", 0.0, reason=reason, residual=at.residual)
 
 
-def _refuted(g: GlobalDecl, cex: dict, what: str = "") -> Verdict:
+def _refuted(g: GlobalDecl, cex: dict) -> Verdict:
     """The verdict for a counterexample the search found and re-checked exactly."""
     from .check import Verdict
     return Verdict(g.name, g.path, 0, "refuted", 0.0, counterexample=cex,
                    reason=str(cex.get("message") or "the statement fails here") +
-                   " (checked in exact arithmetic)" + what)
+                   " (checked in exact arithmetic)")
 
 
 _ROOT = re.compile(r"it rests on `[^`]+`, which is refuted")

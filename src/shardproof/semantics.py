@@ -1673,7 +1673,9 @@ def _locate(g: GlobalDecl, env: GlobalEnv, a: Assignment, mode: str, witness: bo
     if d.binding:       # a `∀`-bound index may share a size's name (`k : Fin oc`, kernel size k)
         at = ", ".join(f"{k}={v}" for k, v in d.binding.items())
         where = f"{where}; at {at}" if where else f"at {at}"
-    head = "the two sides differ" if witness else "the statement fails"
+    head = "the two sides differ" if witness else \
+        "the two sides are equal, so the `≠` fails" if isinstance(g.stmt, T.Cmp) and \
+        g.stmt.op == "≠" else "the statement fails"
     msg = f"{head} ({where}): {d.text}" if where else f"{head}: {d.text}"
     return Counterexample(a2, d.lhs, d.rhs, d.index, msg, d.binding, witness)
 
