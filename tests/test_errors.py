@@ -297,6 +297,9 @@ CASES = [
     Case("import_cycle", {"a.lemma": "import b\n" + H + "x = x\n",
                           "b.lemma": "import a\ndef q (s : ℝ) : ℝ := s\n"},
          "b.lemma:1:1", "import cycle: a.lemma → b.lemma → a.lemma"),
+    Case("import_path_with_spaces_at_a_dot",           # (fifty-third review's note)
+         {"a.lemma": "import kit . defs\n" + H + "x = x\n"},
+         "a.lemma:1:11", "an import path is one dotted name"),
     Case("import_after_a_declaration",                  # (fifty-third review's note)
          {"a.lemma": H + "x = x\nimport b\n", "b.lemma": "def q (s : ℝ) : ℝ := s\n"},
          "a.lemma:2:1", "an `import` comes before the file's declarations"),

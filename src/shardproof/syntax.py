@@ -108,6 +108,10 @@ class _Builder:
         return T.Import(kids[0][0], span=span)
 
     def dotted(self, kids, span):
+        for a, b in zip(kids, kids[1:]):     # `kit.defs`, one word as in Lean: no space at a dot
+            if (a[3], a[4] + 1) != (b[1], b[2]):
+                raise ParseError("an import path is one dotted name, with no space around its "
+                                 "dots (`kit.defs`)", Span(self.path, a[3], a[4], b[1], b[2]))
         return tuple(k[0] for k in kids)
 
     def variable(self, kids, span):
