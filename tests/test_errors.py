@@ -272,6 +272,9 @@ CASES = [
     Case("sum_body_of_a_sum_without_parentheses",
          {"a.lemma": "theorem t (x : Vec 2) (c : ℝ) : (∑ (i : Fin 2), x i + c) = 0\n"},
          "a.lemma:1:49", "Lean (Mathlib) reads it as `(∑ …, a) + b`", "t"),
+    Case("sum_body_of_an_equation_without_parentheses",     # (fifty-seventh review)
+         {"a.lemma": "theorem t (x : Vec 2) (c : ℝ) : ∑ (i : Fin 2), x i = c\n"},
+         "a.lemma:1:48", "write the parentheses: `(∑ …, a) = b`", "t"),
     Case("unicode_digit", {"a.lemma": "theorem t (s : ℝ) : s + ١ = s + 1\n"},
          "a.lemma:1:25", "unexpected character '١'", "t"),      # not read as `1`
     Case("unicode_digit_in_a_decimal", {"a.lemma": "theorem t (s : ℝ) : s + 0.٥ = s\n"},

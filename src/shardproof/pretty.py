@@ -147,8 +147,9 @@ def _raw(t: T.Term) -> str:
     if isinstance(t, T.Lam):
         return f"fun {_binders(t.binders)} => {_p(t.body)}"
     if isinstance(t, T.Sum):      # `∑ i, a + b` is refused (Lean reads it `(∑ i, a) + b`)
-        body = _p(t.body)
-        if isinstance(t.body, T.BinOp) and t.body.op in ("+", "-"):
+        body = _p(t.body)         # (and `∑ i, a = b`, `∑ i, a ∧ b`)
+        if isinstance(t.body, T.BinOp) and t.body.op in ("+", "-") or \
+                isinstance(t.body, (T.Cmp, T.And)):
             body = f"({body})"
         return f"∑ {_binders(t.binders)}, {body}"
     if isinstance(t, T.Forall):

@@ -660,10 +660,14 @@ def _check_sum_body(t: T.Sum, text: str) -> None:
     """Refuse `∑ i, a + b` without parentheses: Mathlib's `∑` takes its body at precedence 67,
     so Lean reads it `(∑ i, a) + b`, while here `∑` extends as far right as it can (the
     thirty-ninth review): the same text would state something else.  `∑ i, (a + b)` and
-    `(∑ i, a) + b` say which is meant."""
+    `(∑ i, a) + b` say which is meant.  So for a comparison, `∑ i, x i = c`, how Lean and
+    Mathlib write a sum's equation: here it was a sum of propositions, refused with a message
+    that did not name the fix (the fifty-seventh review)."""
     body = t.body
-    if not (isinstance(body, T.BinOp) and body.op in ("+", "-") and body.span is not None
-            and t.span is not None and text):
+    op = body.op if isinstance(body, (T.BinOp, T.Cmp)) else "∧" if isinstance(body, T.And) \
+        else None
+    if not (op in ("+", "-", "∧") or isinstance(body, T.Cmp)) or body.span is None or \
+            t.span is None or not text:
         return
     # What stands between the binders' `,` and the body, comments dropped: nothing, or the
     # opening parenthesis (a comment there once hid the `,`: the forty-first review).
@@ -671,10 +675,11 @@ def _check_sum_body(t: T.Sum, text: str) -> None:
     at = _offset(lines, body.span.line) + body.span.col - 1
     before = text[_offset(lines, t.span.line) + t.span.col - 1:at]
     if _COMMENTS.sub(" ", before).rstrip().endswith(","):
+        here = f"this language as `∑ …, (a {op} b)`: write the parentheses that say which " \
+            "is meant" if op in ("+", "-") else f"write the parentheses: `(∑ …, a) {op} b`"
         raise ParseError(
-            f"`∑ …, a {body.op} b` without parentheses: Lean (Mathlib) reads it as "
-            f"`(∑ …, a) {body.op} b`, this language as `∑ …, (a {body.op} b)`; write the "
-            "parentheses that say which is meant", body.span,
+            f"`∑ …, a {op} b` without parentheses: Lean (Mathlib) reads it as "
+            f"`(∑ …, a) {op} b`; {here}", body.span,
             source_line=lines[body.span.line - 1], theorem=_decl_at(text, at))
 
 
