@@ -560,3 +560,18 @@ theorem w5 (R N M : Nat) (hRN : R = N * M) (hR : 0 < R) (e : Fin M → ℝ) : e 
                                     "(e : Fin N → ℝ) : e 0 = e 0 := by norm\n"})
     with pytest.raises(ShardproofError, match="cannot show that the index `0` is below `N`"):
         check_paths([bad], Options(search_seconds=0.0))
+
+
+def test_the_missing_hypothesis_hint_names_whole_variables_and_no_contradiction(tmp_path: Path
+                                                                                ) -> None:
+    """Fifty-eighth review: the hint matched `1/x` inside `1/xy` (naming `x`, which has no
+    reciprocal there), and for a real `x` with `(h : x < 0)` it said to add `0 < x` — which made
+    the theorem vacuous, and then proved.  A size still gets `0 < R`, a real `x ≠ 0`."""
+    root = _write(tmp_path, {"t.lemma": (
+        "theorem h1 (x xy : ℝ) (h : xy < 0) : xy * (1 / xy) = 1 + x * 0 := by norm\n"
+        "theorem h2 (x : ℝ) (h : x < 0) : x * (1 / x) = 1 := by norm\n"
+        "theorem h3 (R : Nat) (v : ℝ) : 1 / R * (R * v) = v := by norm\n")})
+    vs = {v.name: v.reason for v in check_paths([root], Options(search_seconds=0)).verdicts}
+    assert "`xy ≠ 0` (add a hypothesis `(hxy : xy ≠ 0)`)" in vs["h1"] and "`x ≠ 0`" not in vs["h1"]
+    assert "`(hx : x ≠ 0)`" in vs["h2"]
+    assert "`(hR : 0 < R)`" in vs["h3"]

@@ -537,15 +537,21 @@ def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
 
 
 def _missing_side_conditions(g: GlobalDecl, residual: str | None) -> str | None:
-    """Name the hypothesis to add when a residual shows an uncancelled size reciprocal."""
+    """Name the hypothesis to add when a residual shows an uncancelled reciprocal of a size or a
+    real variable: the whole name after `1/` (the fifty-eighth review: `1/xy` named `x` too), and
+    for a real `x ≠ 0`, which no sign hypothesis contradicts (`0 < x` beside `x < 0` would make
+    the theorem vacuous)."""
     if not residual:
         return None
     nz = nonzero_names(with_ties([h for _, h in g.hyps], g.size_subst))
-    sizes = [n for n, ty in g.binders if isinstance(ty, (NatT, RealT))]
-    missing = [n for n in sizes if f"1/{n}" in residual and n not in nz]
+    named = [(n, ty) for n, ty in g.binders if isinstance(ty, (NatT, RealT)) and n not in nz]
+    missing = [(n, ty) for n, ty in named
+               if re.search(rf"1/{re.escape(n)}(?![\w'₀-₉])", residual)]
     if not missing:
         return None
-    return ", ".join(f"`{n} ≠ 0` (add a hypothesis `(h{n} : 0 < {n})`)" for n in missing)
+    return ", ".join(f"`{n} ≠ 0` (add a hypothesis `(h{n} : "
+                     f"{f'0 < {n}' if isinstance(ty, NatT) else f'{n} ≠ 0'})`)"
+                     for n, ty in missing)
 
 
 _FORALL_NE = ("Lean reads a `≠` under the theorem's binders for EVERY value of them, and this "
@@ -640,7 +646,7 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: Checker, options: Options) -
                                                                           checker))
     hint = _missing_side_conditions(g, at.residual)
     if hint:
-        reason += f"; the residual keeps a size reciprocal: needs {hint}"
+        reason += f"; the residual keeps a reciprocal: needs {hint}"
     return Verdict(g.name, g.path, 0, "unknown", 0.0, reason=reason, residual=at.residual)
 
 
