@@ -216,3 +216,16 @@ def test_a_negative_result_takes_one_witness_step_as_an_exists(tmp_path, capsys,
     assert cli.main(["check", "--no-cache", str(tmp_path / "n.lemma")]) == 2
     err = capsys.readouterr().err
     assert f"n.lemma:1:{col}: error: " in err and phrase in err and "Traceback" not in err
+
+
+def test_a_witness_the_kernel_cannot_compare_is_named_with_the_fix(tmp_path) -> None:
+    """Fifty-seventh review: per-replica BatchNorm as an `∃` with no witness was `unknown` with
+    "the two sides at the witness are not numbers" — the search's witness (ε = 3: a √3 on one
+    side) was not shown, nor what to do.  The reason names it and says how to give one."""
+    vs = _verdicts(tmp_path, "theorem t : ∃ (x : ℝ) (h : 1 < x), sqrt x ≠ 1\n")
+    v = vs["t"]
+    assert v.verdict == "unknown"      # (the search's first witness is x = 5/2)
+    assert "the kernel rejects the witness the search found (x = " in v.reason
+    assert "give one with `by witness (…)`" in v.reason
+    assert _verdicts(tmp_path, "theorem t : ∃ (x : ℝ) (h : 1 < x), sqrt x ≠ 1 := by "
+                               "witness (x := 4)\n")["t"].verdict == "proved"

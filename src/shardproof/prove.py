@@ -600,8 +600,12 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: Checker, options: Options) -
                        "assignment": _unused_filled(g, v.counterexample["assignment"])}]
             failure, v.kernel = replay_in_kernel(g, genv, ktrace, checker)
             checker.ktraces[g.name] = ktrace
-            if failure is not None:
-                v.verdict, v.reason = "unknown", f"the kernel rejects the witness: {failure}"
+            if failure is not None:       # (say which witness, and how to give another)
+                v.verdict, v.reason = "unknown", (
+                    f"the kernel rejects the witness the search found ("
+                    f"{_assignment_text(v.counterexample['assignment'])}): {failure}; give one "
+                    "with `by witness (…)`, at values where the kernel can compare the two "
+                    "sides exactly (rationals; a square root only of a rational square)")
                 v.rules = []
             else:                # `proved` rests on the kernel's evaluation, not the evaluator's
                 v.trace = [{**s, "detail": s["detail"] + "; re-evaluated by the replay kernel"}
@@ -648,6 +652,14 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: Checker, options: Options) -
     if hint:
         reason += f"; the residual keeps a reciprocal: needs {hint}"
     return Verdict(g.name, g.path, 0, "unknown", 0.0, reason=reason, residual=at.residual)
+
+
+def _assignment_text(assignment: dict[str, Any], limit: int = 300) -> str:
+    """`R = 2, N = 2, ε = 3, X = [0, 1/2]`, clipped: a witness named in a reason."""
+    from .check import cex_value
+    text = ", ".join(f"{k} = {cex_value(x)}" for group in assignment.values()
+                     if isinstance(group, dict) for k, x in group.items())
+    return text if len(text) <= limit else text[:limit] + " …"
 
 
 def _refuted(g: GlobalDecl, cex: dict) -> Verdict:
