@@ -312,6 +312,12 @@ CASES = [
     # ---- names and declarations
     Case("unknown_op_with_suggestion", {"a.lemma": H + "rleu n x = x\n"},
          "a.lemma:1:35", "unknown name `rleu`", "t", hint="did you mean `relu`?"),
+    Case("tactics_on_lines_of_their_own",                  # (fifty-seventh review)
+         {"a.lemma": "theorem t (x : ℝ) (h : x = 1) : x = 1 := by\n  rw [h]\n  norm\n"},
+         "a.lemma:3:3", "here tactics are separated by `;`", "t"),
+    Case("proof_without_assign", {"a.lemma": "theorem t (v : ℝ) : v + 0 = v\n  by norm\n"},
+         "a.lemma:2:3", "too many arguments", "t",                 # (fifty-seventh review)
+         hint="a proof follows `:=`: `theorem t … : statement := by norm`"),
     Case("unknown_local_name", {"a.lemma": H + "relu n y = x\n"},
          "a.lemma:1:42", "unknown name `y`", "t"),
     Case("duplicate_theorem", {"a.lemma": H + "x = x\n" + H + "relu n x = x\n"},

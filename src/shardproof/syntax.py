@@ -823,6 +823,9 @@ def _comparison_just_before(text: str, pos: int) -> bool:
     return False
 
 
+_TACTICS = ("norm", "rw", "unfold", "witness")
+
+
 def _convert(exc: UnexpectedInput, text: str, path: str) -> ParseError:
     lines = source_lines(text)
     line = getattr(exc, "line", 1) or 1
@@ -881,6 +884,10 @@ def _convert(exc: UnexpectedInput, text: str, path: str) -> ParseError:
         elif str(tok) == "." and src_line.lstrip().startswith("import"):
             msg = ("an import is a dotted path inside the lemma root (`import kit.defs`); "
                    "`..` and other relative paths are not allowed")
+        elif str(tok) in _TACTICS and src_line[:col - 1].strip() == "" and ";" in expected:
+            # a tactic on a line of its own, as in Lean 4 (the fifty-seventh review)
+            msg = (f"unexpected {found} at the start of a line: here tactics are separated by "
+                   f"`;` (`by rw [h]; norm`), not by line breaks")
     else:  # pragma: no cover - lark has no other kinds today
         msg = str(exc).splitlines()[0]
     src = lines[line - 1] if 1 <= line <= len(lines) else ""

@@ -334,7 +334,8 @@ class Elaborator:
         if t.name in TYPE_NAMES:
             raise _err(f"the type `{t.name}` cannot be used as a value", t, ctx)
         raise _err(f"unknown name `{t.name}`", t, ctx, NameError_,
-                   hint=_suggest(t.name, list(ctx.locals) + list(ctx.env.decls)))
+                   hint=_forgot_assign(t) or _suggest(t.name, list(ctx.locals) +
+                                                      list(ctx.env.decls)))
 
     def _e_NamedArg(self, t: T.NamedArg, ctx: Ctx, expected):
         raise _err(f"a named argument `({t.name} := …)` is only allowed in an application",
@@ -680,7 +681,7 @@ class Elaborator:
                 cty = cty.cod
             else:
                 raise _err(f"too many arguments: a term of type {cty} cannot be applied",
-                           a, ctx)
+                           a, ctx, hint=_forgot_assign(a))
         return cur, cty
 
     def _apply_global(self, g: GlobalDecl, head: T.Var, args, ctx: Ctx, expected,
@@ -1387,6 +1388,15 @@ def _mismatch(t: T.Term, want: Ty, got: Ty, ctx: Ctx, what: str = "this term"):
     else:
         msg = f"type mismatch in {what}: expected {want}, got {got}"
     return _err(msg, t, ctx)
+
+
+def _forgot_assign(t: T.Term) -> str | None:
+    """`… = v` then `by norm` without `:=`: the statement reads `v by norm` (`by` is a name
+    where a tactic block cannot start), and the error is about an argument (the fifty-seventh
+    review)."""
+    if isinstance(t, T.Var) and t.name == "by":
+        return "a proof follows `:=`: `theorem t … : statement := by norm`"
+    return None
 
 
 def _suggest(name: str, known: list[str]) -> str | None:
