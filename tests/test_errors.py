@@ -312,6 +312,12 @@ CASES = [
     # ---- names and declarations
     Case("unknown_op_with_suggestion", {"a.lemma": H + "rleu n x = x\n"},
          "a.lemma:1:35", "unknown name `rleu`", "t", hint="did you mean `relu`?"),
+    Case("mathlib_sum_in_a_finset",                        # (fifty-seventh review)
+         {"a.lemma": "theorem t (n : Nat) (x : Vec n) : (∑ i in n, x i) = 0\n"},
+         "a.lemma:1:40", "Mathlib's `∑ i in s, f i`", "t"),
+    Case("mathlib_sum_in_finset_range",
+         {"a.lemma": "theorem t (n : Nat) (x : Vec n) : (∑ i in Finset.range n, x i) = 0\n"},
+         "a.lemma:1:49", "Mathlib's `∑ i in s, f i`", "t"),
     Case("tactics_on_lines_of_their_own",                  # (fifty-seventh review)
          {"a.lemma": "theorem t (x : ℝ) (h : x = 1) : x = 1 := by\n  rw [h]\n  norm\n"},
          "a.lemma:3:3", "here tactics are separated by `;`", "t"),

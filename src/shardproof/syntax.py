@@ -208,7 +208,10 @@ class _Builder:
         return T.Lam(kids[0][0], kids[1][0], span=span)
 
     def sum(self, kids, span):
-        out = T.Sum(kids[0][0], kids[1][0], span=span)
+        binders = kids[0][0]
+        if any(b.name == "in" for b in binders):     # read as binders `i in s`
+            raise ParseError(_SUM_IN, next(b.span for b in binders if b.name == "in"))
+        out = T.Sum(binders, kids[1][0], span=span)
         _check_sum_body(out, self.text)
         return out
 
@@ -824,6 +827,8 @@ def _comparison_just_before(text: str, pos: int) -> bool:
 
 
 _TACTICS = ("norm", "rw", "unfold", "witness")
+_SUM_IN = ("Mathlib's `∑ i in s, f i` (over a `Finset`) is not read here: a sum ranges over a "
+           "`Fin` type, `∑ (i : Fin n), f i`")
 
 
 def _convert(exc: UnexpectedInput, text: str, path: str) -> ParseError:
@@ -884,6 +889,8 @@ def _convert(exc: UnexpectedInput, text: str, path: str) -> ParseError:
         elif str(tok) == "." and src_line.lstrip().startswith("import"):
             msg = ("an import is a dotted path inside the lemma root (`import kit.defs`); "
                    "`..` and other relative paths are not allowed")
+        elif re.search(r"[∑Σ]\s*\S+\s+in\s", src_line[:col - 1]):
+            msg = _SUM_IN                               # (`∑ i in Finset.range n, …`)
         elif str(tok) in _TACTICS and src_line[:col - 1].strip() == "" and ";" in expected:
             # a tactic on a line of its own, as in Lean 4 (the fifty-seventh review)
             msg = (f"unexpected {found} at the start of a line: here tactics are separated by "
