@@ -107,3 +107,19 @@ def test_the_caret_stays_under_the_spot_past_an_escaped_control_character(tmp_pa
     err = capsys.readouterr().err.splitlines()
     line, caret = next((a, b) for a, b in zip(err, err[1:]) if "\\x07" in a)
     assert line[caret.index("^")] == "y", (line, caret)
+
+
+def test_a_notebook_shows_an_input_error_as_the_command_line_does(tmp_path) -> None:
+    """Fifty-seventh review: in a notebook, `check_text`'s error showed as its one-line `str`
+    (no source line, no caret, no hint).  IPython shows an exception by `_render_traceback_`
+    when it has one: the error as the command line prints it."""
+    import pytest
+
+    from shardproof.check import check_text
+    from shardproof.errors import ShardproofError
+    with pytest.raises(ShardproofError) as info:
+        check_text("theorem t (n : Nat) (x : Vec n) : rleu n x = x\n", root=str(tmp_path))
+    shown = info.value._render_traceback_()
+    assert shown[1].endswith("error: unknown name `rleu` (in `t`)")
+    assert shown[2] == "  theorem t (n : Nat) (x : Vec n) : rleu n x = x"
+    assert shown[3] == "  " + " " * 34 + "^^^^" and shown[4] == "  hint: did you mean `relu`?"

@@ -362,7 +362,13 @@ def check_text(text: str, path: str = "<notebook>.lemma", options: Options | Non
     ck = Checker(options)
     lib = Library(Path(root) if root is not None else Path.cwd())
     ck.libraries[lib.root] = lib
-    lf = lib.load(Path(lib.root) / path, text=text)
+    try:
+        lf = lib.load(Path(lib.root) / path, text=text)
+    except ShardproofError as exc:     # the error carries its line, for the notebook's caret
+        src = lib.sources.get(exc.span.path) if exc.span is not None else None
+        if exc.source_line is None and src and 1 <= exc.span.line <= len(src):
+            exc.source_line = src[exc.span.line - 1]
+        raise
     with fewer_full_collections():
         for dep in import_closure(lib, lf):
             for g in lib.files[dep].own:

@@ -71,6 +71,12 @@ class ShardproofError(Exception):
             self.theorem = theorem
         return self
 
+    def _render_traceback_(self) -> list[str]:
+        """How IPython and Jupyter show the error, when they find this method: as the command
+        line prints it — the source line, a caret under the spot, the hint — rather than a
+        Python traceback ending in the one-line message (the fifty-seventh review)."""
+        return [f"{type(self).__name__}:", *self.render().splitlines()]
+
     def render(self, source_lines: dict[str, list[str]] | None = None) -> str:
         """``path:line:col: error: message``, the source line and a caret under the spot."""
         where = str(self.span) if self.span else "<input>"
