@@ -312,6 +312,9 @@ CASES = [
     # ---- names and declarations
     Case("unknown_op_with_suggestion", {"a.lemma": H + "rleu n x = x\n"},
          "a.lemma:1:35", "unknown name `rleu`", "t", hint="did you mean `relu`?"),
+    Case("def_without_a_result_type",                      # (fifty-seventh review)
+         {"a.lemma": "def twice (x : ℝ) := x + x\n"},
+         "a.lemma:1:19", "write `def name binders : type := body`", "twice"),
     Case("mathlib_sum_in_a_finset",                        # (fifty-seventh review)
          {"a.lemma": "theorem t (n : Nat) (x : Vec n) : (∑ i in n, x i) = 0\n"},
          "a.lemma:1:40", "Mathlib's `∑ i in s, f i`", "t"),

@@ -826,6 +826,15 @@ def _comparison_just_before(text: str, pos: int) -> bool:
     return False
 
 
+def _decl_kind_at(text: str, pos: int) -> str | None:
+    """The keyword of the declaration the offset ``pos`` is in (`def`, `theorem`, …)."""
+    found = None
+    for m in re.finditer(r"(?m)^\s*(?:@\[[^\]]*\]\s*)?(theorem|lemma|def|opaque)\b",
+                         text[:pos]):
+        found = m.group(1)
+    return found
+
+
 _TACTICS = ("norm", "rw", "unfold", "witness")
 _SUM_IN = ("Mathlib's `∑ i in s, f i` (over a `Finset`) is not read here: a sum ranges over a "
            "`Fin` type, `∑ (i : Fin n), f i`")
@@ -875,7 +884,10 @@ def _convert(exc: UnexpectedInput, text: str, path: str) -> ParseError:
             # `theorem t (x : ℝ) := …`: the lexer split `:=` because no statement was written.
             col -= 1
             pos -= 1
-            msg = ("missing `: statement` (or `: type`) before `:=`: write "
+            kind = _decl_kind_at(text, pos)
+            msg = ("missing `: type` before `:=`: write `def name binders : type := body` "
+                   "(the result type is not inferred here)" if kind == "def" else
+                   "missing `: statement` (or `: type`) before `:=`: write "
                    "`theorem name binders : statement := by …`")
         elif str(tok) in _DECL_KEYWORDS and expected == "`:=`":
             # `def f … : T` with no body, followed by the next declaration.
