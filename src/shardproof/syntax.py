@@ -663,9 +663,10 @@ def _check_sum_body(t: T.Sum, text: str) -> None:
     """Refuse `∑ i, a + b` without parentheses: Mathlib's `∑` takes its body at precedence 67,
     so Lean reads it `(∑ i, a) + b`, while here `∑` extends as far right as it can (the
     thirty-ninth review): the same text would state something else.  `∑ i, (a + b)` and
-    `(∑ i, a) + b` say which is meant.  So for a comparison, `∑ i, x i = c`, how Lean and
-    Mathlib write a sum's equation: here it was a sum of propositions, refused with a message
-    that did not name the fix (the fifty-seventh review)."""
+    `(∑ i, a) + b` say which is meant.  The same holds for a body that is a comparison or a
+    conjunction: `∑ i, x i = c` is how Mathlib writes a sum's equation, `(∑ i, x i) = c`; here
+    it was a sum of propositions, refused by a message that did not name the fix (the
+    fifty-seventh review)."""
     body = t.body
     op = body.op if isinstance(body, (T.BinOp, T.Cmp)) else "∧" if isinstance(body, T.And) \
         else None
