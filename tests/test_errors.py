@@ -312,6 +312,13 @@ CASES = [
     # ---- names and declarations
     Case("unknown_op_with_suggestion", {"a.lemma": H + "rleu n x = x\n"},
          "a.lemma:1:35", "unknown name `rleu`", "t", hint="did you mean `relu`?"),
+    Case("mathlib_inverse", {"a.lemma": "theorem t (x : ℝ) : x⁻¹ = 1 / x\n"},
+         "a.lemma:1:22", "Mathlib's `x⁻¹` is not read here: write `1 / x`", "t"),
+    Case("qualified_name", {"a.lemma": "theorem t (x : ℝ) : Real.sqrt x = sqrt x\n"},
+         "a.lemma:1:25", "qualified names (`Real.…`) are not read here", "t"),
+    Case("mathlib_abs", {"a.lemma": "theorem t (x : ℝ) : abs x = x\n"},
+         "a.lemma:1:21", "unknown name `abs`", "t",
+         hint="write `|x|` as `relu x + relu (-x)`, or `if 0 ≤ x then x else -x`"),
     Case("def_without_a_result_type",                      # (fifty-seventh review)
          {"a.lemma": "def twice (x : ℝ) := x + x\n"},
          "a.lemma:1:19", "write `def name binders : type := body`", "twice"),

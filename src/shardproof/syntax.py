@@ -867,6 +867,8 @@ def _convert(exc: UnexpectedInput, text: str, path: str) -> ParseError:
         ch = text[pos] if pos < len(text) else ""
         if text.startswith("/-", pos):
             msg = _comment_message(text, pos)
+        elif text.startswith("⁻¹", pos):          # Mathlib's inverse
+            msg = "Mathlib's `x⁻¹` is not read here: write `1 / x`"
         else:
             allowed = _describe_expected(set(exc.allowed or ()))
             msg = f"unexpected character {ch!r}" + (f"; expected {allowed}" if allowed else "")
@@ -904,6 +906,10 @@ def _convert(exc: UnexpectedInput, text: str, path: str) -> ParseError:
                    "`..` and other relative paths are not allowed")
         elif re.search(r"[∑Σ]\s*\S+\s+in\s", src_line[:col - 1]):
             msg = _SUM_IN                               # (`∑ i in Finset.range n, …`)
+        elif str(tok) == "." and re.search(r"(?:Real|Finset|Nat|Fin)$", src_line[:col - 1]):
+            msg = (f"qualified names (`{src_line[:col - 1].split()[-1].lstrip('(')}.…`) are not "
+                   "read here: the prelude's `sqrt`, `exp`, …, a sum `∑ (i : Fin n), …`, a cast "
+                   "`(e : ℝ)` (docs/language.md lists the names)")
         elif str(tok) in _TACTICS and src_line[:col - 1].strip() == "" and ";" in expected:
             # a tactic on a line of its own, as in Lean 4 (the fifty-seventh review)
             msg = (f"unexpected {found} at the start of a line: here tactics are separated by "

@@ -334,8 +334,7 @@ class Elaborator:
         if t.name in TYPE_NAMES:
             raise _err(f"the type `{t.name}` cannot be used as a value", t, ctx)
         raise _err(f"unknown name `{t.name}`", t, ctx, NameError_,
-                   hint=_forgot_assign(t) or _suggest(t.name, list(ctx.locals) +
-                                                      list(ctx.env.decls)))
+                   hint=_suggest(t.name, list(ctx.locals) + list(ctx.env.decls)))
 
     def _e_NamedArg(self, t: T.NamedArg, ctx: Ctx, expected):
         raise _err(f"a named argument `({t.name} := …)` is only allowed in an application",
@@ -1390,17 +1389,25 @@ def _mismatch(t: T.Term, want: Ty, got: Ty, ctx: Ctx, what: str = "this term"):
     return _err(msg, t, ctx)
 
 
+# Names a Lean user writes that are not names here, and what to write (the fifty-seventh
+# review): `by` after a statement without `:=` (the statement reads `v by norm`), Mathlib's
+# `abs`, `max`, `min`.
+_LEAN_NAME_HINTS = {
+    "by": "a proof follows `:=`: `theorem t … : statement := by norm`",
+    "abs": "write `|x|` as `relu x + relu (-x)`, or `if 0 ≤ x then x else -x`",
+    "max": "write `max a b` as `if a ≤ b then b else a`",
+    "min": "write `min a b` as `if a ≤ b then a else b`"}
+
+
 def _forgot_assign(t: T.Term) -> str | None:
-    """`… = v` then `by norm` without `:=`: the statement reads `v by norm` (`by` is a name
-    where a tactic block cannot start), and the error is about an argument (the fifty-seventh
-    review)."""
-    if isinstance(t, T.Var) and t.name == "by":
-        return "a proof follows `:=`: `theorem t … : statement := by norm`"
-    return None
+    """The hint for `by` read as an argument: a proof written without `:=`."""
+    return _LEAN_NAME_HINTS["by"] if isinstance(t, T.Var) and t.name == "by" else None
 
 
 def _suggest(name: str, known: list[str]) -> str | None:
     import difflib
 
+    if name in _LEAN_NAME_HINTS and name not in known:
+        return _LEAN_NAME_HINTS[name]
     close = difflib.get_close_matches(name, known, n=3, cutoff=0.7)
     return ("did you mean " + ", ".join(f"`{c}`" for c in close) + "?") if close else None
