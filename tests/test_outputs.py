@@ -123,3 +123,17 @@ def test_a_notebook_shows_an_input_error_as_the_command_line_does(tmp_path) -> N
     assert shown[1].endswith("error: unknown name `rleu` (in `t`)")
     assert shown[2] == "  theorem t (n : Nat) (x : Vec n) : rleu n x = x"
     assert shown[3] == "  " + " " * 34 + "^^^^" and shown[4] == "  hint: did you mean `relu`?"
+
+
+def test_normal_form_points_into_the_expression_given() -> None:
+    """Fifty-seventh review: `sp.normal_form('x + y', x='ℝ')` reported column 28 of a hidden
+    wrapper theorem `_nf` and showed the wrapper; it points into the expression as given."""
+    import pytest
+
+    import shardproof as sp
+    from shardproof.errors import ShardproofError
+    with pytest.raises(ShardproofError) as info:
+        sp.normal_form("x + y", x="ℝ")
+    shown = info.value._render_traceback_()
+    assert shown[1] == "<expression>:1:5: error: unknown name `y`"
+    assert shown[2:4] == ["  x + y", "      ^"]

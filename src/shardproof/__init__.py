@@ -71,11 +71,24 @@ def normal_form(expr: str, **binders: str) -> Any:
     from .rewrite.normalize import TVal
     from .syntax import parse_module
 
+    from .errors import ShardproofError, Span
     bs = " ".join(f"({k} : {v})" for k, v in binders.items())
-    text = f"theorem _nf {bs} : ({expr}) = ({expr})\n"
+    head = f"theorem _nf {bs} : ("
+    text = f"{head}{expr}) = ({expr})\n"
     env = prelude_env().copy()
-    lf = LoadedFile("<normal_form>", parse_module(text, "<normal_form>"), env)
-    elaborate_module(lf, None)
+    try:
+        lf = LoadedFile("<normal_form>", parse_module(text, "<normal_form>"), env)
+        elaborate_module(lf, None)
+    except ShardproofError as exc:    # point into `expr` as given, not into the wrapper
+        sp = exc.span
+        if sp is not None and sp.line == sp.end_line == 1 and expr.count("\n") == 0:
+            second = len(head) + len(expr) + 5          # (`) = (` before the second copy)
+            shift = second if sp.col - 1 >= second else len(head)
+            if 0 <= sp.col - 1 - shift <= len(expr):
+                exc.span = Span("<expression>", 1, sp.col - shift,
+                                1, max(sp.end_col - shift, sp.col - shift + 1))
+                exc.source_line, exc.theorem = expr, None
+        raise
     g = lf.own[-1]
     pr = Prover(g, lf.env, 200_000)
     from .prove import theorem_env
