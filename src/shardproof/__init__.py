@@ -80,13 +80,13 @@ def normal_form(expr: str, **binders: str) -> Any:
         lf = LoadedFile("<normal_form>", parse_module(text, "<normal_form>"), env)
         elaborate_module(lf, None)
     except ShardproofError as exc:    # point into `expr` as given, not into the wrapper
-        sp = exc.span
-        if sp is not None and sp.line == sp.end_line == 1 and expr.count("\n") == 0:
+        at = exc.span
+        if at is not None and at.line == at.end_line == 1 and expr.count("\n") == 0:
             second = len(head) + len(expr) + 5          # (`) = (` before the second copy)
-            shift = second if sp.col - 1 >= second else len(head)
-            if 0 <= sp.col - 1 - shift <= len(expr):
-                exc.span = Span("<expression>", 1, sp.col - shift,
-                                1, max(sp.end_col - shift, sp.col - shift + 1))
+            shift = second if at.col - 1 >= second else len(head)
+            if 0 <= at.col - 1 - shift <= len(expr):
+                exc.span = Span("<expression>", 1, at.col - shift,
+                                1, max(at.end_col - shift, at.col - shift + 1))
                 exc.source_line, exc.theorem = expr, None
         raise
     g = lf.own[-1]
