@@ -37,8 +37,8 @@ MAX_LINE_CHARS = 20_000
 MAX_NESTING = 100
 
 # The declaration a position is inside (for errors found before there are any terms).
-_DECL_NAME = re.compile(r"^[ \t]*(?:@\[[^\]\n]*\][ \t]*)?(?:theorem|lemma|def|opaque)[ \t]+"
-                        r"([^\s(){}:]+)", re.MULTILINE)
+_DECL_NAME = re.compile(r"^[ \t]*(?:@\[[^\]\n]*\][ \t]*)?(theorem|lemma|def|opaque)[ \t]+"
+                        r"([^\s(){}:]+)", re.MULTILINE)       # (keyword, name)
 
 
 @lru_cache(maxsize=1)
@@ -753,12 +753,13 @@ def _span_offset(lines: list[str], span: Span | None) -> int:
     return 0 if span is None else _offset(lines, span.line)
 
 
-def _decl_at(text: str, pos: int) -> str | None:
-    """The name of the last `theorem`/`def`/`opaque` that starts before ``pos``, if any."""
-    name = None
+def _decl_at(text: str, pos: int, part: int = 2) -> str | None:
+    """The name (``part=1``: the keyword) of the last `theorem`/`def`/`opaque` that starts
+    before ``pos``, if any."""
+    found = None
     for m in _DECL_NAME.finditer(text, 0, pos):
-        name = m.group(1)
-    return name
+        found = m.group(part)
+    return found
 
 
 def _unclosed_bracket(text: str) -> tuple[str, int] | None:
@@ -827,15 +828,6 @@ def _comparison_just_before(text: str, pos: int) -> bool:
     return False
 
 
-def _decl_kind_at(text: str, pos: int) -> str | None:
-    """The keyword of the declaration the offset ``pos`` is in (`def`, `theorem`, …)."""
-    found = None
-    for m in re.finditer(r"(?m)^\s*(?:@\[[^\]]*\]\s*)?(theorem|lemma|def|opaque)\b",
-                         text[:pos]):
-        found = m.group(1)
-    return found
-
-
 _TACTICS = ("norm", "rw", "unfold", "witness")
 _SUM_IN = ("Mathlib's `∑ i in s, f i` (over a `Finset`) is not read here: a sum ranges over a "
            "`Fin` type, `∑ (i : Fin n), f i`")
@@ -887,7 +879,7 @@ def _convert(exc: UnexpectedInput, text: str, path: str) -> ParseError:
             # `theorem t (x : ℝ) := …`: the lexer split `:=` because no statement was written.
             col -= 1
             pos -= 1
-            kind = _decl_kind_at(text, pos)
+            kind = _decl_at(text, pos, part=1)
             msg = ("missing `: type` before `:=`: write `def name binders : type := body` "
                    "(the result type is not inferred here)" if kind == "def" else
                    "missing `: statement` (or `: type`) before `:=`: write "
