@@ -137,3 +137,19 @@ def test_normal_form_points_into_the_expression_given() -> None:
     shown = info.value._render_traceback_()
     assert shown[1] == "<expression>:1:5: error: unknown name `y`"
     assert shown[2:4] == ["  x + y", "      ^"]
+
+
+def test_a_reader_that_leaves_early_is_exit_141_not_a_verdict(tmp_path) -> None:
+    """`shardproof check … | head` exited 1, the status of "something is refuted or unknown",
+    although every theorem was proved: the run was cut short, so there is no verdict. It is
+    now 141, the shell's status for a process ended by SIGPIPE, and nothing is printed."""
+    _root(tmp_path, {"good.lemma": GOOD})
+    read_end, write_end = os.pipe()
+    os.close(read_end)                  # the reader has left (deterministically: before any write)
+    try:
+        r = _cli("check", "--no-cache", "good.lemma", cwd=tmp_path, stdout=write_end,
+                 stderr=subprocess.PIPE)
+    finally:
+        os.close(write_end)
+    assert r.returncode == cli.EXIT_BROKEN_PIPE == 141, r.stderr
+    assert r.stderr == "", r.stderr

@@ -34,6 +34,7 @@ from .library import LoadedFile
 from .pretty import pretty
 
 EXIT_OK, EXIT_FAILED, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141   # the shell's 128 + SIGINT, 128 + SIGPIPE
 
 _EPILOG = """\
 examples:
@@ -739,10 +740,10 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INPUT
     except KeyboardInterrupt:
         print("shardproof: interrupted", file=err)
-        return 130
-    except BrokenPipeError:  # `shardproof check … | head`: the reader left; not our error
-        _silence_stdout()
-        return EXIT_FAILED
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # `shardproof check … | head`: the reader left before the end, so
+        _silence_stdout()    # there is no verdict to report: not 1 (a theorem not proved)
+        return EXIT_BROKEN_PIPE
     except OSError as exc:   # the output cannot be written (a full disk): not a checker bug
         _silence_stdout()                  # (files the checker writes report their own errors)
         print(f"shardproof: cannot write the output: {exc.strerror or exc}", file=err)
