@@ -575,3 +575,26 @@ def test_the_missing_hypothesis_hint_names_whole_variables_and_no_contradiction(
     assert "`xy ≠ 0` (add a hypothesis `(hxy : xy ≠ 0)`)" in vs["h1"] and "`x ≠ 0`" not in vs["h1"]
     assert "`(hx : x ≠ 0)`" in vs["h2"]
     assert "`(hR : 0 < R)`" in vs["h3"]
+
+
+def test_a_lower_bound_above_zero_makes_a_size_nonzero(tmp_path: Path) -> None:
+    """Fifty-seventh review: `(hR : 2 ≤ R)` — "at least two replicas" — was not read as `R ≠ 0`,
+    so `R * x / R = x` was `unknown` with the hint to add `0 < R`.  `c ≤ m` and `c < m` for a
+    number `c > 0` now make `m` nonzero, in the engine and in the kernel (the proofs replay);
+    `0 ≤ R` and `-1 ≤ x` do not, and their statements are refuted at zero."""
+    root = _write(tmp_path, {"t.lemma": (
+        "theorem b1 (R : Nat) (hR : 2 ≤ R) (x : ℝ) : (R : ℝ) * x / R = x := by norm\n"
+        "theorem b2 (R : Nat) (hR : 1 < R) (x : ℝ) : (R : ℝ) * x / R = x := by norm\n"
+        "theorem b3 (R N : Nat) (h : 4 ≤ R * N) (x : ℝ) : (N : ℝ) * x / N = x := by norm\n"
+        "theorem b4 (x y : ℝ) (hx : 3 < x) : x * y / x = y := by norm\n"
+        "theorem b5 (x y : ℝ) (hx : 1 ≤ x) : x * y / x = y := by norm\n")})
+    report = check_paths([root], Options(search_seconds=0.0))
+    assert [(v.verdict, v.replayed) for v in report.verdicts] == [("proved", True)] * 5
+    (tmp_path / "bad").mkdir()
+    bad = _write(tmp_path / "bad", {"t.lemma": (
+        "theorem f1 (R : Nat) (hR : 0 ≤ R) (x : ℝ) : (R : ℝ) * x / R = x := by norm\n"
+        "theorem f2 (x y : ℝ) (hx : -1 ≤ x) : x * y / x = y := by norm\n"
+        "theorem f3 (x y : ℝ) (hx : -1 < x) : x * y / x = y := by norm\n")})
+    for replay in (True, False):
+        verdicts = check_paths([bad], Options(replay=replay)).verdicts
+        assert [v.verdict for v in verdicts] == ["refuted"] * 3

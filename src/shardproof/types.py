@@ -1140,11 +1140,13 @@ def fact_holds(prop: T.Term, ctx: Ctx) -> bool:
 
 
 def nonzero_names(ctx_facts: list[T.Term]) -> set[str]:
-    """Size names known nonzero from facts `0 < R`, `R ≠ 0`, `N * (h * w) ≠ 0`, `0 < N * h`."""
+    """Size names known nonzero from facts `0 < R`, `R ≠ 0`, `N * (h * w) ≠ 0`, `0 < N * h`,
+    and `c ≤ R` or `c < R` for a number `c > 0` (`2 ≤ R`: at least two replicas)."""
     out: set[str] = set()
     for f in ctx_facts:
         target = None
-        if isinstance(f, T.Cmp) and f.op == "<" and isinstance(f.lhs, T.Num) and f.lhs.value == 0:
+        if isinstance(f, T.Cmp) and f.op in ("<", "≤") and isinstance(f.lhs, T.Num) and (
+                f.lhs.value > 0 or f.op == "<" and f.lhs.value == 0):
             target = f.rhs
         elif isinstance(f, T.Cmp) and f.op == "≠" and isinstance(f.rhs, T.Num) and \
                 f.rhs.value == 0:

@@ -450,10 +450,12 @@ def _monomial(t: T.Term) -> bool:
     return isinstance(t, T.BinOp) and t.op == "*" and _monomial(t.lhs) and _monomial(t.rhs)
 
 
-def _nonzero_monomial(h: T.Term) -> T.Term | None:
-    """``m`` when ``h`` is ``0 < m`` or ``m ≠ 0`` with ``m`` a monomial of sizes."""
+def _nonzero_monomial(h: T.Term, hyp: bool = False) -> T.Term | None:
+    """``m`` when ``h`` is ``0 < m`` or ``m ≠ 0`` with ``m`` a monomial of sizes; a hypothesis
+    (``hyp``) ``c < m`` or ``c ≤ m`` with a number ``c > 0`` makes ``m`` nonzero too."""
     m = None
-    if isinstance(h, T.Cmp) and h.op == "<" and h.lhs == _ZERO:
+    if isinstance(h, T.Cmp) and (h.op == "<" and h.lhs == _ZERO or hyp and h.op in ("<", "≤")
+                                 and isinstance(h.lhs, T.Num) and h.lhs.value > 0):
         m = h.rhs
     if isinstance(h, T.Cmp) and h.op == "≠" and h.rhs == _ZERO:
         m = h.lhs
@@ -464,7 +466,7 @@ def nonzero_names(hyps: list[T.Term]) -> set[str]:
     """Size names known nonzero from hypotheses ``0 < m`` or ``m ≠ 0`` with ``m`` a monomial."""
     out: set[str] = set()
     for h in hyps:
-        m = _nonzero_monomial(h)
+        m = _nonzero_monomial(h, hyp=True)
         if m is not None:
             out |= T.free_names(m)
     return out
