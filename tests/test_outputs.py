@@ -153,3 +153,23 @@ def test_a_reader_that_leaves_early_is_exit_141_not_a_verdict(tmp_path) -> None:
         os.close(write_end)
     assert r.returncode == cli.EXIT_BROKEN_PIPE == 141, r.stderr
     assert r.stderr == "", r.stderr
+
+
+def test_junit_names_an_error_in_an_imported_file_by_the_import(tmp_path, capsys) -> None:
+    """An input error in a file the checked file imports was a testcase of the checked file's
+    suite named after the *imported* file's theorem (`a2` under `b.lemma`), with no place. It
+    is now `(importing a.lemma)`, with `file` and `line` where the error is."""
+    _root(tmp_path, {"a.lemma": "theorem a1 : (1 : ℝ) = 1 := by norm\n"
+                                "theorem a2 : (1 : ℝ) = := by norm\n",
+                     "b.lemma": "import a\ntheorem b1 : (1 : ℝ) = 1 := by norm\n"})
+    xml = tmp_path / "r.xml"
+    assert cli.main(["check", "--no-cache", "--no-times", "--junit", str(xml),
+                     str(tmp_path / "b.lemma"), str(tmp_path / "a.lemma")]) == 2
+    cases = {c.get("classname").rsplit("/", 1)[-1]: c
+             for c in ET.parse(xml).getroot().iter("testcase")}
+    assert sorted(cases) == ["a.lemma", "b.lemma"] and cases["a.lemma"].get("name") == "a2"
+    name = cases["b.lemma"].get("name")
+    assert name.startswith("(importing ") and name.endswith("/a.lemma)"), name
+    for case in cases.values():
+        assert case.get("file").endswith("/a.lemma") and case.get("line") == "2"
+    capsys.readouterr()

@@ -523,11 +523,18 @@ def _write_junit(s: _Session, path: Path, results, elapsed: float) -> None:
         suite_time = 0.0
         if checked is None:
             tests = errors = 1
+            # an error in a file this one imports is named by the import, not by the other
+            # file's theorem (it read as a theorem of this file); its place is in `file`/`line`
+            where = err.span if err is not None else None
+            elsewhere = where is not None and Path(where.path).resolve() != Path(fname).resolve()
+            name = (f"(importing {shown_path(where.path)})" if elsewhere else
+                    err.theorem if err and err.theorem else "(loading the file)"
+                    if err is None or where is not None else "(the paths given)")
             case = ET.SubElement(suite, "testcase", classname=_xml_text(fname),
-                                 name=_xml_text(err.theorem if err and err.theorem else
-                                                "(loading the file)" if err is None or
-                                                err.span is not None else "(the paths given)"),
-                                 time="0")
+                                 name=_xml_text(name), time="0")
+            if where is not None:
+                case.set("file", _xml_text(where.path))
+                case.set("line", str(where.line))
             if err is not None:
                 el = ET.SubElement(case, "error", type=err.kind,
                                    message=_xml_text(err.message))
