@@ -56,6 +56,16 @@ CASES = [
          "a.lemma:1:17", "unexpected end of file; expected another binder", "f"),
     Case("number_where_a_name_is_expected", {"a.lemma": "theorem 3 (n : Nat) : n = n\n"},
          "a.lemma:1:9", "unexpected `3`; expected a name"),
+    # A missing term or tactic was "expected `![`, `(`, `-`, `Σ`, `λ`, `∀`, `∃`, `∑`, …" and
+    # "expected a name" (the fifty-seventh review): they are named as such.
+    Case("missing_term", {"a.lemma": H + "x = := by norm\n"},
+         "a.lemma:1:39", "unexpected `:=`; expected a term (a name, a number, `(`", "t"),
+    Case("missing_term_at_the_end", {"a.lemma": "def f (x : ℝ) : ℝ := x +\n"},
+         "a.lemma:1:25", "unexpected end of file; expected a term (a name", "f"),
+    Case("missing_tactic", {"a.lemma": H + "x = x := by\n"},
+         "a.lemma:1:46", "unexpected end of file; expected a tactic: `norm`, `rw [h₁, h₂]`", "t"),
+    Case("missing_tactic_after_a_semicolon", {"a.lemma": H + "x = x := by norm; 3\n"},
+         "a.lemma:1:53", "unexpected `3`; expected a tactic", "t"),
     Case("bad_attribute", {"a.lemma": "@[foo x] opaque f (x : ℝ) : ℝ\n"},
          "a.lemma:1:3", "unknown attribute `@[foo x]`", "f"),
     Case("unterminated_comment", {"a.lemma": "/- a comment\n" + H + "x = x\n"},

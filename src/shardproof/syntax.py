@@ -50,6 +50,11 @@ def _parser() -> Lark:
                 cache=True)
 
 
+# The tokens a term may start with.
+_TERM_STARTS = {"a name", "a number", "`(`", "`-`", "`![`", "`∑`", "`Σ`", "`∀`", "`∃`", "`λ`"}
+_A_TERM = "a term (a name, a number, `(`, `fun`, `∑`, …)"
+
+
 def _describe_expected(expected: set[str]) -> str:
     p = _parser()
     words: set[str] = set()
@@ -63,6 +68,10 @@ def _describe_expected(expected: set[str]) -> str:
             words.add(f"`{pat.value}`" if pat.type == "str" else name.lower())
         except KeyError:
             words.add(name.lower())
+    if {"a name", "a number", "`(`"} <= words:   # Lark lists every token a term may begin
+        # with (the set differs from place to place: `x + ∀` is not a term): say "a term"
+        others = sorted(words - _TERM_STARTS)
+        return _A_TERM + "".join(f" or {w}" for w in others)
     ordered = sorted(words)
     if len(ordered) > 8:
         ordered = ordered[:8] + ["…"]
@@ -833,6 +842,16 @@ _SUM_IN = ("Mathlib's `∑ i in s, f i` (over a `Finset`) is not read here: a su
            "`Fin` type, `∑ (i : Fin n), f i`")
 
 
+_A_TACTIC = "expected a tactic: `norm`, `rw [h₁, h₂]`, `unfold f g` or `witness (x := 1)`"
+
+
+def _tactic_expected(exc: UnexpectedInput, text: str, pos: int) -> bool:
+    """Is a tactic's name what is missing (right after `by` or a `;` of a proof)?"""
+    before = text[:pos].rstrip()
+    return set(getattr(exc, "expected", ())) == {"NAME"} and (
+        re.search(r"(?:^|[\s)])by$", before) is not None or before.endswith(";"))
+
+
 def _convert(exc: UnexpectedInput, text: str, path: str) -> ParseError:
     lines = source_lines(text)
     line = getattr(exc, "line", 1) or 1
@@ -849,6 +868,8 @@ def _convert(exc: UnexpectedInput, text: str, path: str) -> ParseError:
         pos = len(text)
         expected = _describe_expected(set(exc.expected))
         msg = f"unexpected end of file; expected {expected}"
+        if _tactic_expected(exc, text, pos):
+            msg = f"unexpected end of file; {_A_TACTIC}"
         if {"COLON", "LPAR"} <= set(exc.expected):
             msg = "unexpected end of file; " + _AFTER_BINDERS
         open_br = _unclosed_bracket(text)
@@ -873,6 +894,8 @@ def _convert(exc: UnexpectedInput, text: str, path: str) -> ParseError:
         src_line = lines[line - 1] if 1 <= line <= len(lines) else ""
         if {"COLON", "LPAR"} <= expected_names and tok.type in ("NAME", "NUMBER", "RELOP"):
             msg = f"unexpected {found}; {_AFTER_BINDERS}"
+        if _tactic_expected(exc, text, pos):
+            msg = f"unexpected {found}; {_A_TACTIC}"
         if str(tok) == "/" and text.startswith("/-", pos):
             msg = _comment_message(text, pos)
         elif str(tok) == "=" and pos > 0 and text[pos - 1] == ":":
