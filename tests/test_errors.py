@@ -400,6 +400,10 @@ CASES = [
          "a.lemma:1:35", "cannot add a vector and a scalar", "t"),
     Case("subtraction_of_sizes", {"a.lemma": "theorem t (n m : Nat) (x : Vec (n - m)) : x = x\n"},
          "a.lemma:1:33", "sizes and indices are natural numbers: no subtraction", "t"),
+    # Lean reads this body in ℕ, where `0 - 1 = 0`: refused, not read as a real
+    Case("natural_subtraction_in_a_nat_fun", {"a.lemma": "def ap (g : Nat → Nat) (n : Nat) : Nat "
+          ":= g n\ntheorem t (n : Nat) : ap (fun (m : Nat) => m - 1) n = n := by norm\n"},
+         "a.lemma:2:44", "sizes and indices are natural numbers: no subtraction", "t"),
     Case("vec_with_two_sizes", {"a.lemma": "theorem t (n : Nat) (x : Vec n n) : x = x\n"},
          "a.lemma:1:26", "`Vec` takes one size, got 2", "t"),
     Case("unknown_type", {"a.lemma": "theorem t (n : Nat) (x : Foo n) : x = x\n"},

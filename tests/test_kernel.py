@@ -938,7 +938,13 @@ def test_a_cast_makes_natural_arithmetic_real(tmp_path: Path) -> None:
         "def pred : Nat → ℝ := fun (m : Nat) => m - 1\n"
         "def ap (g : Nat → ℝ) (n : Nat) : ℝ := g n\n"
         "theorem p14 (n : Nat) : pred n + ap (fun (m : Nat) => m - 1) n = 2 * n - 2 := by norm\n"
-        "theorem f5 (n : Nat) : ap (fun (m : Nat) => m - 2) n = n - 1 := by norm\n")
+        "theorem f5 (n : Nat) : ap (fun (m : Nat) => m - 2) n = n - 1 := by norm\n"
+        # ... and a `fun` over naturals where `Nat → Nat` is expected (it was real-valued)
+        "def apN (g : Nat → Nat) (n : Nat) : Nat := g n\n"
+        "theorem p15 (n : Nat) : apN (fun (m : Nat) => m) n = n := by unfold [apN]; norm\n"
+        "theorem p16 (n : Nat) (x : ℝ) : apN (fun (m : Nat) => 2 * m) n * x = (n + n) * x := "
+        "by norm\n"
+        "theorem f6 (n : Nat) : apN (fun (m : Nat) => m + 1) n = n := by norm\n")
     for rep in (True, False):
         vs = {v.name: v.verdict for v in
               Checker(Options(search_seconds=1.0, replay=rep)).check_file(case)}
@@ -947,7 +953,8 @@ def test_a_cast_makes_natural_arithmetic_real(tmp_path: Path) -> None:
                       "p4": "proved", "w1": "proved", "w2": "proved", "p5": "proved",
                       "p6": "proved", "p7": vs["p7"], "p8": "proved", "p9": "proved",
                       "p10": "proved", "p11": "proved", "p12": "proved", "f3": "refuted",
-                      "p13": "proved", "f4": "refuted", "p14": "proved", "f5": "refuted"}, (rep, vs)
+                      "p13": "proved", "f4": "refuted", "p14": "proved", "f5": "refuted",
+                      "p15": "proved", "p16": "proved", "f6": "refuted"}, (rep, vs)
         assert vs["p7"] != "refuted"
 
 

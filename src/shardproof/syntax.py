@@ -842,7 +842,7 @@ _SUM_IN = ("Mathlib's `∑ i in s, f i` (over a `Finset`) is not read here: a su
            "`Fin` type, `∑ (i : Fin n), f i`")
 
 
-_A_TACTIC = "expected a tactic: `norm`, `rw [h₁, h₂]`, `unfold f g` or `witness (x := 1)`"
+_A_TACTIC = "expected a tactic: `norm`, `rw [h₁, h₂]`, `unfold [f, g]` or `witness (x := 1)`"
 
 
 def _tactic_expected(exc: UnexpectedInput, text: str, pos: int) -> bool:
@@ -925,6 +925,12 @@ def _convert(exc: UnexpectedInput, text: str, path: str) -> ParseError:
             msg = (f"qualified names (`{src_line[:col - 1].split()[-1].lstrip('(')}.…`) are not "
                    "read here: the prelude's `sqrt`, `exp`, …, a sum `∑ (i : Fin n), …`, a cast "
                    "`(e : ℝ)` (docs/language.md lists the names)")
+        elif tok.type == "NAME" and "LSQB" in expected_names and \
+                re.search(r"(?:^|[\s;])(unfold|rw)$", text[:pos].rstrip()):
+            # Lean's `unfold f g` / `rw [h]`: here both take a bracketed list
+            tactic = re.search(r"(unfold|rw)$", text[:pos].rstrip()).group(1)
+            msg = (f"unexpected {found}: `{tactic}` takes a list in brackets here, "
+                   f"`{tactic} [{tok}]`")
         elif str(tok) in _TACTICS and src_line[:col - 1].strip() == "" and ";" in expected:
             # a tactic on a line of its own, as in Lean 4 (the fifty-seventh review)
             msg = (f"unexpected {found} at the start of a line: here tactics are separated by "

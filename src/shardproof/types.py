@@ -545,8 +545,8 @@ class Elaborator:
                 if isinstance(e, FunT):
                     doms.append(e.dom)
                     e = e.cod
-            if isinstance(e, RealT):       # `fun (m : Nat) => m - 1` as a `Nat → ℝ`: a real body,
-                body_expected = e          # as Lean elaborates it against the codomain
+            if isinstance(e, (RealT, NatT)):  # `fun (m : Nat) => m - 1` as a `Nat → ℝ`: a real
+                body_expected = e          # body, as Lean elaborates it against the codomain
         elif isinstance(expected, VecT) and any(b.ty is None for b in t.binders):
             sizes = split_size(expected.size, len(t.binders))
             if sizes is None:
@@ -567,8 +567,8 @@ class Elaborator:
                 return T.Lam(bs, body, span=t.span, vec=True), VecT(size)
             if isinstance(bty, FinT) or isinstance(bty, NatT):
                 raise _err("a `fun` over indices must produce real numbers", t.body, ctx)
-        if isinstance(bty, NatT):
-            bty = RealT()
+        if isinstance(bty, NatT) and not isinstance(body_expected, NatT):
+            bty = RealT()                  # (a `Nat → Nat` is one where Lean expects it)
         ty: Ty = bty
         for bt in reversed(btys):
             ty = FunT(bt, ty)
