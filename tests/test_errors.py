@@ -66,6 +66,9 @@ CASES = [
          "a.lemma:1:46", "unexpected end of file; expected a tactic: `norm`, `rw [h₁, h₂]`", "t"),
     Case("missing_tactic_after_a_semicolon", {"a.lemma": H + "x = x := by norm; 3\n"},
          "a.lemma:1:53", "unexpected `3`; expected a tactic", "t"),
+    Case("unfold_without_brackets", {"a.lemma": "def f (x : ℝ) : ℝ := x\n"
+                                                "theorem t (x : ℝ) : f x = x := by unfold f; norm\n"},
+         "a.lemma:2:42", "`unfold` takes a list in brackets here, `unfold [f]`", "t"),
     Case("bad_attribute", {"a.lemma": "@[foo x] opaque f (x : ℝ) : ℝ\n"},
          "a.lemma:1:3", "unknown attribute `@[foo x]`", "f"),
     Case("unterminated_comment", {"a.lemma": "/- a comment\n" + H + "x = x\n"},
