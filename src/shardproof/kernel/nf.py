@@ -175,6 +175,8 @@ class NF:
             self.factors.setdefault(prod(out, start=ONE), out)
             return out
         v = self.nat(t, env)
+        if v.vars() & self.bounds.keys():       # (only an instance could write one: review 59)
+            raise Unsupported("a size that depends on a bound index (the language has none)")
         return list(self.factors.get(v, [v]))
 
     def real(self, v: Any) -> RPoly:
