@@ -452,7 +452,7 @@ def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
         cur_types: dict = dict(g.prop_types)        # the equations' types, by position
         tactics = list(g.proof.steps) if g.proof is not None else [T.ProofStep("norm")]
         need_norm = not tactics or tactics[-1].tactic == "norm"
-        for step in tactics:
+        for k, step in enumerate(tactics):
             if step.tactic not in ("norm", "rw", "unfold", "witness"):
                 raise Failure(f"unknown tactic `{step.tactic}` (use norm, rw [..], unfold [..] "
                               "or witness)")
@@ -493,10 +493,11 @@ def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
                     kgoal = kernel_goal(g, genv, frozenset())
                 typed = _instance_typing(kgoal, goal, nm.name, dict(g.hyps),
                                          None if nm.name in hyps else lg)
+                misses: list[str] = []
                 while True:
                     pr.ctx.tick(10)
                     before = goal.stmt
-                    rec = tac.rewrite_once(goal, rule, typed=typed)
+                    rec = tac.rewrite_once(goal, rule, typed=typed, misses=misses)
                     if rec is None:
                         break
                     if T.tree_size(goal.stmt) > MAX_GOAL_NODES:
@@ -512,7 +513,9 @@ def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
                     if step.tactic == "rw" or count > 200:
                         break
                 if count == 0 and step.tactic == "rw":
-                    raise Failure(f"rw: `{nm.name}` did not match any subterm of the goal")
+                    which = f"step {k + 1} (`rw [{nm.name}]`)"
+                    raise Failure(f"{which}: {misses[0]}" if misses else
+                                  f"{which}: `{nm.name}` did not match any subterm of the goal")
         if goal.stmt is not stmt and tac.close_by_defeq(goal) and not need_norm:
             steps.append({"rule": "defeq", "at": "", "detail": "closed up to unfolding"})
             ktrace.append({"rule": "defeq"})

@@ -492,7 +492,7 @@ def discharge(h: T.Term, how: str, goal: Goal) -> None:
     eq = isinstance(body, T.Cmp) and body.op == "="
     if how.startswith("hyp:"):
         gh = goal.hyps.get(how[4:])
-        ok = gh is not None and defeq(h, gh, goal.decls, [20000])
+        ok = gh is not None and defeq(beta(h), beta(gh), goal.decls, [20000])
         why = f"hypothesis `{how[4:]}` is not the instance required"
     elif how == "defeq" and eq:
         ok = not any(goal.decls.get(b.name) for b in binders) and defeq(beta(body.lhs), beta(body.rhs), goal.decls, [20000])

@@ -414,12 +414,16 @@ def discharge(h: T.Term, goal: Goal, rule: RwRule, sub: dict[str, T.Term],
         binders.extend(body.binders)
         body = body.body
     inst = subst_capture_free(h, {k: v for k, v in sub.items()})
-    # 1. A goal hypothesis that matches (also binds leftover variables).
-    for hname, gh in goal.hyps:
-        s2 = dict(sub)
-        if match(h, gh, rule.vars - set(), s2, goal.genv, rule.size_vars):
-            sub.update(s2)
-            return f"by hypothesis {hname}", f"hyp:{hname}"
+    # 1. A goal hypothesis that matches (also binds leftover variables): as written, or with
+    #    the instance put in and β-reduced (`x := fun q => xr q` makes `∀ r, x r = …` read
+    #    `∀ r, xr r = …`, the goal's `hx`; the kernel β-reduces both too).
+    reduced = beta(subst_capture_free(h, sub))
+    for pattern, free in ((h, rule.vars), (reduced, rule.vars - set(sub)))[:1 + (reduced != h)]:
+        for hname, gh in goal.hyps:      # (in `reduced`, a bound variable's name is the goal's)
+            s2 = dict(sub)
+            if match(pattern, gh, free, s2, goal.genv, rule.size_vars):
+                sub.update(s2)
+                return f"by hypothesis {hname}", f"hyp:{hname}"
     # 2. An equation that holds by β/δ once its left side is evaluated (binds the right side's
     #    leftover variables by matching).
     if isinstance(body, T.Cmp) and body.op == "=":
@@ -528,9 +532,14 @@ def replace_like(t: T.Term, path: list[int], new: T.Term) -> tuple[T.Term, list[
 
 
 def rewrite_once(goal: Goal, rule: RwRule, prove_eq=None,
-                 typed: Callable[[dict, tuple], bool] | None = None) -> dict[str, Any] | None:
+                 typed: Callable[[dict, tuple], bool] | None = None,
+                 misses: list[str] | None = None) -> dict[str, Any] | None:
     """Rewrite the first match of ``rule.lhs`` in the goal; None when nothing matches.
-    ``typed(instance, position)`` says whether an instance has the rule's variables' types."""
+    ``typed(instance, position)`` says whether an instance has the rule's variables' types;
+    ``misses`` collects why each subterm the left side matches was not rewritten."""
+    def miss(why: str) -> None:
+        if misses is not None and why not in misses:
+            misses.append(why)
     head = rule.lhs.fn if isinstance(rule.lhs, T.App) else rule.lhs
     need = head.name if isinstance(head, T.Var) and head.name not in rule.vars else None
     # The rule's own names (globals, the theorem's variables) mean something else where a
@@ -544,7 +553,9 @@ def rewrite_once(goal: Goal, rule: RwRule, prove_eq=None,
         sub: dict[str, T.Term] = {}
         if not match(rule.lhs, sub_t, rule.vars, sub, goal.genv, rule.size_vars):
             continue
+        at = f"it matches `{pretty(sub_t)[:80]}`"
         if not _indices_in_range(rule, sub, fins, goal, bound):
+            miss(f"{at}, but an index of the instance is not shown in range")
             continue
         try:
             notes = []
@@ -552,9 +563,14 @@ def rewrite_once(goal: Goal, rule: RwRule, prove_eq=None,
                 how, kind = discharge(h, goal, rule, sub, prove_eq)
                 notes.append({"hyp": hname, "how": how, "kind": kind})
         except TacticError:
+            inst = subst_capture_free(h, sub)
+            miss(f"{at}, but its hypothesis `{hname} : {pretty(inst)[:120]}` does not follow "
+                 "from the goal's hypotheses (is one missing?)")
             continue
         missing = [v for v in T.free_names(rule.rhs) & rule.vars if v not in sub]
         if missing:
+            miss(f"{at}, but nothing gives `{'`, `'.join(sorted(missing))}` (a variable of the "
+                 "right side only: give it in a hypothesis the goal has)")
             continue
         # A `Fin` variable of the rule that nothing bound (a `∀ (r : Fin R)` whose `r` is
         # unused) still needs a value: the rule holds vacuously when its range is empty.
@@ -564,6 +580,7 @@ def rewrite_once(goal: Goal, rule: RwRule, prove_eq=None,
         if unbound and not _indices_in_range(rule, sub, fins, goal, bound):
             continue
         if typed is not None and not typed(sub, path):
+            miss(f"{at}, but the instance does not have the types of the lemma's variables")
             continue
         for hname, h in rule.hyps:
             inst = subst_capture_free(h, sub)
