@@ -103,10 +103,14 @@ def _prec_slow(t: T.Term) -> int:
     if isinstance(t, T.Neg):
         return _NEG
     if isinstance(t, T.App):
-        return _APP
+        return _ATOM if _is_cast(t) else _APP
     if isinstance(t, T.Index):
         return _POST
     return _ATOM   # (a numeral is an atom: a fraction prints in its own parentheses)
+
+
+def _is_cast(t: T.App) -> bool:
+    return isinstance(t.fn, T.Var) and t.fn.name == "toReal" and len(t.args) == 1
 
 
 def _p(t: T.Term, need: int = _OPEN) -> str:
@@ -130,6 +134,8 @@ def _raw(t: T.Term) -> str:
     if isinstance(t, T.NamedArg):
         return f"({t.name} := {_p(t.value)})"
     if isinstance(t, T.App):
+        if _is_cast(t):            # the parser's `toReal e` for `(e : ℝ)`: shown as written
+            return f"({_p(t.args[0])} : ℝ)"
         return " ".join([_p(t.fn, _APP)] + [_p(a, _POST) for a in t.args])
     if isinstance(t, T.Index):
         return _p(t.base, _POST) + "[" + ", ".join(_p(i) for i in t.indices) + "]"
