@@ -32,9 +32,13 @@ def main(argv: list[str] | None = None) -> int:
               "the repository's root, or give --out DIR", file=sys.stderr)
         return 2
     root = Path(args.out) if args.out else repo / "lemmas"
-    targets = [(root / rel, text) for rel, text in render_all().items()]
-    if not args.out:
-        targets += [(repo / "tests" / rel, text) for rel, text in render_negatives().items()]
+    try:
+        targets = [(root / rel, text) for rel, text in render_all().items()]
+        if not args.out:
+            targets += [(repo / "tests" / rel, text) for rel, text in render_negatives().items()]
+    except ValueError as exc:       # a description that does not fit together (a block's sizes)
+        print(f"python -m shardproof.nets: error: {exc}", file=sys.stderr)
+        return 2
     stale = []
     for p, text in targets:
         rel = p

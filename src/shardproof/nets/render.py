@@ -1170,11 +1170,18 @@ class NetRenderer:
         self.KX = "K q" if net.symbolic else "K"
         self.hq = f" (hq : 0 < {net.base})" if net.symbolic else ""
         res = net.input_level
+        width, came_from = str(net.cin), "the input"       # channels flowing into the block
         for b in net.blocks:
             t = b.template
             info = infos[t.name]
             h_val = res - t.level_in
-            assert h_val >= 0, (b.prefix, res)
+            if h_val < 0:
+                raise ValueError(f"block {b.prefix!r} ({t.name}) takes its input at spatial "
+                                 f"level {t.level_in}, but {came_from} is at level {res}")
+            takes = str(b.sizes.get(t.cin, width))
+            if takes != width:       # (the checker would say it, inside a generated file)
+                raise ValueError(f"block {b.prefix!r} ({t.name}) takes {takes} channels, but "
+                                 f"{came_from} gives {width}")
             args = {}
             for s in t.sizes:
                 if s in ("h", "w"):
@@ -1187,6 +1194,7 @@ class NetRenderer:
             n_out = _subst_sizes(info.tr.out.size(), args)
             out_res = h_val if info.tr.out.sp == 0 else None
             self.insts.append(BlockInst(b, info, args, res, out_res, n_in, n_out))
+            width, came_from = _subst_sizes(info.tr.out.c, args), f"block {b.prefix!r}"
             res = out_res if out_res is not None else res
         # parameters: one weight record per block, laid end to end in θ
         self.slices: list[tuple[str, str, str, BlockInst]] = []   # (accessor, size, offset, bi)
