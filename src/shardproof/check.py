@@ -436,7 +436,8 @@ def cex_value(v: Any) -> str:
 
 
 CEX_SHOWN_ELSEWHERE = {"message", "assignment", "lhs", "rhs", "index", "python",
-                       "witness"}           # (the section heading says it is a witness)
+                       "witness", "lhs_approx", "rhs_approx"}   # (the section heading says
+                                                               # it is a witness)
 
 
 def counterexample_lines(cex: dict[str, Any], python: bool = False) -> list[str]:
@@ -458,6 +459,12 @@ def counterexample_lines(cex: dict[str, Any], python: bool = False) -> list[str]
     for side in ("lhs", "rhs"):
         if side in cex and cex[side] is not None:
             lines.append(f"{side} = {cex_value(cex[side])}")
+            approx = cex.get(f"{side}_approx")
+            if isinstance(approx, list):      # an irrational entry also in six digits
+                lines.append(f"{side} ≈ [" + ", ".join(a if a is not None else cex_value(x)
+                                                       for a, x in zip(approx, cex[side])) + "]")
+            elif approx is not None:
+                lines[-1] += f"  (≈ {approx})"
     if cex.get("index") is not None:
         lines.append(f"first difference at flat index {cex['index']}")
     for k, x in cex.items():

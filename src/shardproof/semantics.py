@@ -1543,10 +1543,29 @@ class Counterexample:
             if isinstance(v, np.ndarray):
                 return [_json_num(x) for x in v.reshape(-1)]
             return _json_num(v) if v is not None else None
-        return {"assignment": self.assignment.to_dict(), "lhs": val(self.lhs_value),
-                "rhs": val(self.rhs_value), "index": self.index, "message": self.message,
-                "binding": dict(self.binding), "witness": self.witness,
-                "python": self.assignment.format()}
+        out = {"assignment": self.assignment.to_dict(), "lhs": val(self.lhs_value),
+               "rhs": val(self.rhs_value), "index": self.index, "message": self.message,
+               "binding": dict(self.binding), "witness": self.witness,
+               "python": self.assignment.format()}
+        for side, v in (("lhs", self.lhs_value), ("rhs", self.rhs_value)):
+            approx = _approx(v)
+            if approx is not None:      # `-479*sqrt(19743)/39486` reads as ≈ -1.71 too
+                out[f"{side}_approx"] = approx
+        return out
+
+
+def _approx(v: Any) -> Any:
+    """Six digits of each irrational entry of an exact value (None for a rational one); None
+    when nothing in it is irrational."""
+    def one(x: Any) -> str | None:
+        if x is None or isinstance(x, (bool, int, float, Fraction, np.bool_, np.integer,
+                                        np.floating)) or arith.to_exact(x).is_Rational:
+            return None
+        return f"{arith.exact_to_float(x):.6g}"
+    if isinstance(v, np.ndarray):
+        out = [one(x) for x in v.reshape(-1)]
+        return out if any(a is not None for a in out) else None
+    return one(v)
 
 
 def _show(v: Any) -> str:
