@@ -380,3 +380,21 @@ def test_the_weight_record_has_the_published_parameter_count(key):
     if key not in PUBLISHED_SCALARS:       # a net a user added (docs/networks.md)
         pytest.skip(f"{key}: no published parameter count; add one to PUBLISHED_SCALARS")
     assert int(m.group(1)) + int(m.group(2)) * 1000 == PUBLISHED_SCALARS[key]
+
+
+def test_blocks_that_do_not_fit_together_are_named_by_the_renderer():
+    """Sixtieth review: a block taking 24 channels after one that gives 16 rendered without a
+    word, and the checker's error then pointed into a generated file (`mnv2xAct3`).  The
+    renderer now names the block and what feeds it; `render` exits 2 with it."""
+    import dataclasses
+
+    from shardproof.nets.spec import Block
+    net = NETS["mobilenetv2"]
+    _, infos = render_blocks(templates())
+    b2 = net.blocks[2]
+    wrong = Block(b2.template, b2.prefix, {**b2.sizes, b2.template.cin: 24})
+    bad = dataclasses.replace(net, blocks=net.blocks[:2] + [wrong] + net.blocks[3:])
+    with pytest.raises(ValueError, match=r"block 'b2' \(mnv2Strided\) takes 24 channels, but "
+                                         r"block 'b1' gives 16"):
+        NetRenderer(bad, infos)
+    NetRenderer(net, infos)                      # the real one fits

@@ -173,3 +173,24 @@ def test_junit_names_an_error_in_an_imported_file_by_the_import(tmp_path, capsys
     for case in cases.values():
         assert case.get("file").endswith("/a.lemma") and case.get("line") == "2"
     capsys.readouterr()
+
+
+def test_an_irrational_side_of_a_counterexample_is_also_shown_in_digits(tmp_path, capsys) -> None:
+    """Sixtieth review: a net's counterexample printed a side as a 400-character radical
+    (`-479*sqrt(19743)/39486` is the short one); each irrational value now also reads in six
+    digits, in the text (`(≈ 1.41421)`, a vector's line `lhs ≈ […]`) and in the JSON
+    (`lhs_approx`); a rational one is left as it is."""
+    _root(tmp_path, {"c.lemma": "theorem q1 (x : ℝ) (h : x = 2) : sqrt x = 1 := by norm\n"
+                     "theorem q2 (v : Vec 2) (h : v 0 = 3) : (fun (i : Fin 2) => sqrt (v i)) = v"
+                     " := by norm\ntheorem q3 (x : ℝ) : x + 1 = x := by norm\n"})
+    assert cli.main(["check", "--no-cache", "--no-times", str(tmp_path / "c.lemma")]) == 1
+    out = capsys.readouterr().out
+    assert "lhs = sqrt(2)  (≈ 1.41421)\n" in out and "lhs ≈ [1.73205, 0]\n" in out, out
+    assert out.count("≈") == 2, out
+    assert cli.main(["check", "--no-cache", "--no-times", "--format", "json",
+                     str(tmp_path / "c.lemma")]) == 1
+    import json
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.strip()]
+    cex = {r["name"]: r["counterexample"] for r in rows if "name" in r}
+    assert cex["q1"]["lhs_approx"] == "1.41421" and "rhs_approx" not in cex["q1"]
+    assert cex["q2"]["lhs_approx"] == ["1.73205", None] and "lhs_approx" not in cex["q3"]

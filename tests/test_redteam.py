@@ -598,3 +598,41 @@ def test_a_lower_bound_above_zero_makes_a_size_nonzero(tmp_path: Path) -> None:
     for replay in (True, False):
         verdicts = check_paths([bad], Options(replay=replay)).verdicts
         assert [v.verdict for v in verdicts] == ["refuted"] * 3
+
+
+def test_rw_discharges_a_hypothesis_through_an_eta_expanded_family(tmp_path: Path) -> None:
+    """Sixtieth review: a family passed as `fun (q : Fin R) => x q` (as the net renderer writes
+    a BN site's input) gave the cited lemma's `∀ r, x r = …` as `∀ r, (fun q => x q) r = …`,
+    which matched no hypothesis of the goal: `rw` failed, and a true statement was `unknown`.
+    Engine and kernel now β-reduce the instance in it.  The false twins stay refuted."""
+    lemma = "def fam (R : Nat) (x : Fin R → Vec 2) (r : Fin R) : Vec 2 := x r + x r\n" \
+        "theorem fam_tie (R : Nat) (x : Fin R → Vec 2) (y : Vec 2) (hx : ∀ r, x r = y) " \
+        "(r : Fin R) : fam R x r = 2 • y := by unfold [fam]; rw [hx]; norm\n"
+    head = "(R : Nat) (z : Fin R → Vec 2) (y : Vec 2) (hz : ∀ r, z r = {}) (r : Fin R) : " \
+        "fam R (fun (q : Fin R) => {}) r = 2 • y := by rw [fam_tie]\n"
+    root = _write(tmp_path, {"t.lemma": lemma + "".join(
+        f"theorem {name} " + head.format(hz, fam) for name, hz, fam in [
+            ("eta", "y", "z q"), ("wrong_family", "y", "z q + y"),
+            ("wrong_hypothesis", "2 • y", "z q")])})
+    for replay in (True, False):
+        verdicts = {v.name: v.verdict for v in
+                    check_paths([root], Options(replay=replay)).verdicts}
+        assert verdicts == {"fam_tie": "proved", "eta": "proved", "wrong_family": "refuted",
+                            "wrong_hypothesis": "refuted"}, (replay, verdicts)
+
+
+def test_a_rw_whose_hypothesis_fails_says_which_and_where(tmp_path: Path) -> None:
+    """Sixtieth review: a cited lemma whose left side matched but whose hypothesis (`0 < R`)
+    the goal could not give was reported as "did not match any subterm of the goal" — the
+    same words as no match at all, with no step named."""
+    root = _write(tmp_path, {"t.lemma": (
+        "theorem scale (R : Nat) (hR : 0 < R) (x : ℝ) : (R : ℝ) * x / R = x := by norm\n"
+        "theorem use (R : Nat) (x y : ℝ) : (R : ℝ) * x / R + y = x + y := by norm; rw [scale]\n"
+        "theorem use2 (R : Nat) (x y : ℝ) : (R : ℝ) * x / R + y = x + y := by rw [scale]\n"
+        "theorem none (R : Nat) (x y : ℝ) : x + y = y + x := by rw [scale]\n")})
+    vs = {v.name: v for v in check_paths([root], Options(search_seconds=0)).verdicts}
+    assert vs["use2"].verdict == "unknown"
+    assert vs["use2"].reason.startswith("step 1 (`rw [scale]`): it matches `(R : ℝ) * x / R`, but its "
+                                        "hypothesis `hR : 0 < R` does not follow"), vs["use2"].reason
+    assert vs["none"].reason.startswith("step 1 (`rw [scale]`): `scale` did not match any "
+                                        "subterm"), vs["none"].reason
