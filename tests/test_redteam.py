@@ -636,3 +636,15 @@ def test_a_rw_whose_hypothesis_fails_says_which_and_where(tmp_path: Path) -> Non
                                         "hypothesis `hR : 0 < R` does not follow"), vs["use2"].reason
     assert vs["none"].reason.startswith("step 1 (`rw [scale]`): `scale` did not match any "
                                         "subterm"), vs["none"].reason
+
+
+def test_a_natural_definition_norm_does_not_unfold_is_named(tmp_path: Path) -> None:
+    """`sz n = n + 1` for `def sz (n : Nat) : Nat := n + 1` is `unknown` by `norm` alone (the
+    index arithmetic does not unfold); the reason said "not an index expression: App"."""
+    root = _write(tmp_path, {"t.lemma": (
+        "def sz (n : Nat) : Nat := n + 1\n"
+        "theorem s1 (n : Nat) : sz n = n + 1 := by norm\n"
+        "theorem s2 (n : Nat) : sz n = n + 1 := by unfold [sz]; norm\n")})
+    vs = {v.name: v for v in check_paths([root], Options(search_seconds=0)).verdicts}
+    assert vs["s1"].verdict == "unknown" and "write `unfold [sz]` before `norm`" in vs["s1"].reason
+    assert vs["s2"].verdict == "proved"

@@ -1559,9 +1559,13 @@ def _approx(v: Any) -> Any:
     when nothing in it is irrational."""
     def one(x: Any) -> str | None:
         if x is None or isinstance(x, (bool, int, float, Fraction, np.bool_, np.integer,
-                                        np.floating)) or arith.to_exact(x).is_Rational:
+                                        np.floating)):
             return None
-        return f"{arith.exact_to_float(x):.6g}"
+        try:
+            e = arith.to_exact(x)
+        except TypeError:           # not a number (a replica family's sides): no digits
+            return None
+        return None if e.is_Rational else f"{float(e):.6g}"
     if isinstance(v, np.ndarray):
         out = [one(x) for x in v.reshape(-1)]
         return out if any(a is not None for a in out) else None

@@ -188,6 +188,10 @@ class Normaliser:
         if isinstance(t, T.BinOp) and t.op in ("+", "*"):
             a, b = self.nat(t.lhs, env), self.nat(t.rhs, env)
             return a + b if t.op == "+" else a * b
+        if isinstance(t, T.App) and isinstance(t.fn, T.Var) and \
+                self.genv.get(t.fn.name) is not None:      # (cheap: often caught and retried)
+            raise EngineGap(f"`{t.fn.name} …` is a natural number the normaliser does not "
+                            f"unfold: write `unfold [{t.fn.name}]` before `norm`")
         raise EngineGap(f"not an index expression: {type(t).__name__}")
 
     def is_nat_term(self, t: T.Term, env: dict[str, Any]) -> bool:
