@@ -648,3 +648,28 @@ def test_a_natural_definition_norm_does_not_unfold_is_named(tmp_path: Path) -> N
     vs = {v.name: v for v in check_paths([root], Options(search_seconds=0)).verdicts}
     assert vs["s1"].verdict == "unknown" and "write `unfold [sz]` before `norm`" in vs["s1"].reason
     assert vs["s2"].verdict == "proved"
+
+
+def test_a_family_of_reals_is_a_vector_where_one_is_expected(tmp_path: Path) -> None:
+    """The catalog's `Vec n` is a function `Fin n → ℝ`, so Lean passes a `g : Fin R → ℝ` (the
+    replicas' losses, say) to a `Vec R` parameter; here that was a type error.  It is read as
+    the vector `fun i => g i` (explicit sizes and implicit ones); the false twin is refuted, and
+    another size is still a mismatch, named as written."""
+    head = "def meanR (R : Nat) (g : Vec R) : ℝ := 1 / R * (∑ (r : Fin R), g r)\n" \
+        "def meanI {R : Nat} (g : Vec R) : ℝ := 1 / R * (∑ (r : Fin R), g r)\n"
+    hyps = "(R : Nat) (hR : 0 < R) (g : Fin R → ℝ) (c : ℝ) (h : ∀ r, g r = c)"
+    root = _write(tmp_path, {"t.lemma": head + (
+        f"theorem m1 {hyps} : meanR R g = c := by norm\n"
+        f"theorem m2 {hyps} : meanI g = c := by norm\n"
+        f"theorem m3 {hyps} : meanR R g = 2 * c := by norm\n"
+        "theorem m4 (R : Nat) (hR : 0 < R) (g : Fin R → ℝ) : meanR R g = ∑ (i : Fin R), g i / R"
+        " := by norm\n")})
+    for replay in (True, False):
+        verdicts = {v.name: v.verdict for v in
+                    check_paths([root], Options(replay=replay)).verdicts}
+        assert verdicts == {"m1": "proved", "m2": "proved", "m3": "refuted", "m4": "proved"}
+    (tmp_path / "bad").mkdir()
+    bad = _write(tmp_path / "bad", {"t.lemma": head + "theorem m5 (R : Nat) (g : Fin (R + 1) → ℝ)"
+                                    " : meanR R g = 0 := by norm\n"})
+    with pytest.raises(ShardproofError, match=r"expected Vec R, got Fin \(R \+ 1\) → ℝ"):
+        check_paths([bad], Options(search_seconds=0.0))

@@ -781,6 +781,8 @@ class Elaborator:
         # Infer implicit sizes by matching the declared type with the argument's type.
         if implicit_unknown and (set(T.free_names(pty_term)) & set(implicit_unknown)):
             e, aty = self.elab(val, ctx, None)
+            if _head_name(pty_term) == "Vec":
+                e, aty = _as_vector(e, aty, ctx)
             binds = match_type(pty_term, aty, set(implicit_unknown), ctx)
             if binds is None:
                 raise _err(f"argument `{p.name}` of `{g.name}` should have type "
@@ -796,6 +798,8 @@ class Elaborator:
         e, aty = self.elab(val, ctx, pty)
         if isinstance(pty, RealT) and isinstance(aty, NatT):
             return e
+        if isinstance(pty, VecT):
+            e, aty = _as_vector(e, aty, ctx, pty.size)
         if not ty_eq(pty, aty, ctx):
             raise _mismatch(val, pty, aty, ctx, what=f"argument `{p.name}` of `{g.name}`")
         return e
@@ -810,6 +814,28 @@ class Elaborator:
         if fact_holds(prop, ctx):
             return
         raise _err(f"`{g.name}` needs `{pretty(prop)}`; add it as a hypothesis", at, ctx)
+
+
+def _as_vector(e: T.Term, aty: Ty, ctx: Ctx, size: T.Term | None = None
+               ) -> tuple[T.Term, Ty]:
+    """A family of reals `g : Fin n → ℝ` passed where a `Vec n` is expected: the catalog's
+    `Vec n` IS a function `Fin n → ℝ` (Lean takes one for the other), so it is accepted, as the
+    vector `fun (i : Fin n) => g i` (the two are kept apart elsewhere: a family is evaluated
+    as a map, a vector as an array).  ``size``: the `n` expected, when known."""
+    if not (isinstance(aty, FunT) and isinstance(aty.dom, FinT) and isinstance(aty.cod, RealT)) \
+            or size is not None and not same_size(aty.dom.size, size, ctx):
+        return e, aty               # (another size: the mismatch is reported as written)
+    taken = T.free_names(e) | set(ctx.locals)
+    name = next(n for n in ("i", "j", "k", *(f"i{k}" for k in range(1, 10_000)))
+                if n not in taken and ctx.env.get(n) is None)
+    binder = T.Binder(name, T.App(T.Var("Fin"), (aty.dom.size,)), span=e.span)
+    return (T.Lam((binder,), T.App(e, (T.Var(name, span=e.span),), span=e.span), span=e.span,
+                  vec=True), VecT(aty.dom.size))
+
+
+def _head_name(t: T.Term) -> str | None:
+    head = t.fn if isinstance(t, T.App) else t
+    return head.name if isinstance(head, T.Var) else None
 
 
 def is_negative_statement(g: GlobalDecl) -> bool:
