@@ -673,3 +673,19 @@ def test_a_family_of_reals_is_a_vector_where_one_is_expected(tmp_path: Path) -> 
                                     " : meanR R g = 0 := by norm\n"})
     with pytest.raises(ShardproofError, match=r"expected Vec R, got Fin \(R \+ 1\) → ℝ"):
         check_paths([bad], Options(search_seconds=0.0))
+
+
+def test_an_unknown_keeps_the_steps_before_its_script_broke(tmp_path: Path, capsys) -> None:
+    """Sixtieth review: `explain` of a script that broke at its second step said "trace: 0
+    steps", dropping the `unfold` that had worked."""
+    from shardproof import cli
+    root = _write(tmp_path, {"t.lemma": (
+        "def f (x : ℝ) : ℝ := x + 1\n"
+        "theorem scale (R : Nat) (hR : 0 < R) (x : ℝ) : (R : ℝ) * x / R = x := by norm\n"
+        "theorem use (R : Nat) (x : ℝ) : f ((R : ℝ) * x / R) = x + 1 := by unfold [f]; "
+        "rw [scale]\n")})
+    assert cli.main(["explain", "--no-cache", "--no-times", "--search-seconds", "0", "use",
+                     str(root)]) == 1
+    out = capsys.readouterr().out
+    assert "reason: step 2 (`rw [scale]`)" in out, out
+    assert "trace:    1 step (the engine's, before it stopped: not a proof)\n  1. unfold" in out

@@ -645,7 +645,9 @@ def _cmd_explain(s: _Session) -> int:
         print("witness:", file=out)
         for ln in counterexample_lines(v.counterexample, python=True):
             print("  " + ln, file=out)
-    print(f"trace:    {len(v.trace)} step{'s' if len(v.trace) != 1 else ''}", file=out)
+    print(f"trace:    {len(v.trace)} step{'s' if len(v.trace) != 1 else ''}"
+          + (" (the engine's, before it stopped: not a proof)"
+             if v.trace and v.verdict != "proved" else ""), file=out)
     for ln in _trace_lines(v.trace):
         print(ln, file=out)
     if s.errors:                               # another file given had an input error

@@ -74,7 +74,8 @@ def verdict_html(v: Any) -> str:
                      + ("; lemmas: " + ", ".join(f"<code>{html.escape(x)}</code>"
                                                 for x in v.lemmas) if v.lemmas else "") + "</p>")
     if v.trace:
-        parts.append("<details><summary>trace</summary>" + trace_html(v.trace) + "</details>")
+        label = "trace" if v.verdict == "proved" else "trace (before it stopped: not a proof)"
+        parts.append(f"<details><summary>{label}</summary>" + trace_html(v.trace) + "</details>")
     parts.append("</div>")
     return "".join(parts)
 

@@ -654,7 +654,9 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: Checker, options: Options) -
     hint = _missing_side_conditions(g, at.residual)
     if hint:
         reason += f"; the residual keeps a reciprocal: needs {hint}"
-    return Verdict(g.name, g.path, 0, "unknown", 0.0, reason=reason, residual=at.residual)
+    # the steps the engine took before it stopped (`explain` shows where a script broke)
+    return Verdict(g.name, g.path, 0, "unknown", 0.0, reason=reason, residual=at.residual,
+                   trace=list(at.steps))
 
 
 def _assignment_text(assignment: dict[str, Any], limit: int = 300) -> str:

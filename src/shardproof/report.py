@@ -870,8 +870,11 @@ def _decl_section(site: _Site, f: _File, g: GlobalDecl) -> str:
         parts.append('<dl class="facts">' + "".join(f"<dt>{k}</dt><dd>{val}</dd>"
                                                    for k, val in facts) + "</dl>")
     if v.trace:
+        not_proof = " (the engine's, before it stopped: not a proof)" \
+            if v.verdict != "proved" else ""
         parts.append(f"<details><summary>trace: {len(v.trace)} step"
-                     f"{'s' if len(v.trace) != 1 else ''}</summary>{_trace_table(v.trace)}"
+                     f"{'s' if len(v.trace) != 1 else ''}{not_proof}</summary>"
+                     f"{_trace_table(v.trace)}"
                      "</details>")
     elif v.verdict == "proved":
         parts.append('<p class="mono" style="color:var(--muted)">trace: no steps</p>')
