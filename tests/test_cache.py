@@ -205,7 +205,10 @@ def test_a_cached_counterexample_of_another_shape_is_a_miss(tmp_path, capsys):
     for bad in ({**cex, "message": ["a"]}, {**cex, "python": 5}, {**cex, "index": "0"},
                 {**cex, "lhs": {"a": 1}}, {**cex, "assignment": []},
                 {**cex, "assignment": {**cex["assignment"], "sizes": {"R": "two"}}},
-                {**cex, "assignment": {**cex["assignment"], "tensors": {"g": 5}}}):
+                {**cex, "assignment": {**cex["assignment"], "tensors": {"g": 5}}},
+                # sixty-first review: the six digits of an irrational side, of another shape
+                {**cex, "lhs": 5, "lhs_approx": ["1", "2"]}, {**cex, "lhs_approx": [1, None]},
+                {**cex, "rhs_approx": 7}):
         data["verdicts"][key] = {**good, "counterexample": bad}
         (tmp_path / "c" / "verdicts.json").write_text(json.dumps(data))
         assert cli.main(args) == 1, bad

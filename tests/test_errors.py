@@ -69,6 +69,14 @@ CASES = [
     Case("unfold_without_brackets", {"a.lemma": "def f (x : ℝ) : ℝ := x\n"
                                                 "theorem t (x : ℝ) : f x = x := by unfold f; norm\n"},
          "a.lemma:2:42", "`unfold` takes a list in brackets here, `unfold [f]`", "t"),
+    # sixty-first review: a tactic on the next line is that message, not "`unfold [norm]`";
+    # `:=by` gets the tactic message; a bare `rw` was a silent no-op
+    Case("unfold_then_a_line_break", {"a.lemma": H + "x = x := by unfold\n  norm\n"},
+         "a.lemma:2:3", "at the start of a line: here tactics are separated by `;`", "t"),
+    Case("colon_eq_by_at_the_end", {"a.lemma": H + "x = x :=by\n"},
+         "a.lemma:1:45", "unexpected end of file; expected a tactic", "t"),
+    Case("bare_rw", {"a.lemma": H + "x = x := by norm; rw\n"},
+         "a.lemma:1:53", "`rw` needs a list of what to rewrite with: `rw [h]`", "t"),
     Case("bad_attribute", {"a.lemma": "@[foo x] opaque f (x : ℝ) : ℝ\n"},
          "a.lemma:1:3", "unknown attribute `@[foo x]`", "f"),
     Case("unterminated_comment", {"a.lemma": "/- a comment\n" + H + "x = x\n"},

@@ -194,3 +194,14 @@ def test_an_irrational_side_of_a_counterexample_is_also_shown_in_digits(tmp_path
     cex = {r["name"]: r["counterexample"] for r in rows if "name" in r}
     assert cex["q1"]["lhs_approx"] == "1.41421" and "rhs_approx" not in cex["q1"]
     assert cex["q2"]["lhs_approx"] == ["1.73205", None] and "lhs_approx" not in cex["q3"]
+
+
+def test_digits_of_family_sides_and_of_huge_values(tmp_path, capsys) -> None:
+    """Sixty-first review: a refuted equation between replica families was an internal error
+    (exit 3) once sides got digits, and `exp(1000)` read `(≈ inf)`."""
+    _root(tmp_path, {"c.lemma": "theorem m2 (R : Nat) (x : Fin R → Vec 2) : "
+                     "(fun (r : Fin R) => x r + x r) = x := by norm\n"
+                     "theorem o1 (x : ℝ) (h : x = 1000) : exp x = 0 := by norm\n"})
+    assert cli.main(["check", "--no-cache", "--no-times", str(tmp_path / "c.lemma")]) == 1
+    out = capsys.readouterr().out
+    assert "refuted  m2" in out and "lhs = exp(1000)  (≈ 1.97007e+434)" in out, out

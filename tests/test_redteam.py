@@ -689,3 +689,54 @@ def test_an_unknown_keeps_the_steps_before_its_script_broke(tmp_path: Path, caps
     out = capsys.readouterr().out
     assert "reason: step 2 (`rw [scale]`)" in out, out
     assert "trace:    1 step (the engine's, before it stopped: not a proof)\n  1. unfold" in out
+
+
+def test_a_leftover_variable_of_a_lemma_is_not_the_goals_name(tmp_path: Path) -> None:
+    """Sixty-first review: matching a cited lemma's hypothesis with the instance β-reduced in
+    it, the goal's `k` that the instance `x := fun q => z q * k` brought in was taken for the
+    lemma's leftover `k`; with `--no-replay` a false statement was `proved` (R = 1, z = [1],
+    k = 2, a = b = 1: 2 ≠ 1), with replay it was `unknown`.  Refuted both ways now."""
+    root = _write(tmp_path, {"t.lemma": (
+        "def g (R : Nat) (x : Vec R) (r : Fin R) : ℝ := x r\n"
+        "theorem L (R : Nat) (x : Vec R) (c k : ℝ) (hx : ∀ r, x r = c * k) (r : Fin R) : "
+        "g R x r = c * k := by unfold [g]; rw [hx]\n"
+        "theorem bad (R : Nat) (z : Vec R) (k a b : ℝ) (hz : ∀ r, z r * a = b * a) (r : Fin R) :"
+        " g R (fun (q : Fin R) => z q * k) r = b * a := by rw [L]\n"
+        "theorem good (R : Nat) (z : Vec R) (k a b : ℝ) (hz : ∀ r, z r * k = b * a) (r : Fin R)"
+        " : g R (fun (q : Fin R) => z q * k) r = b * a := by rw [L]\n")})
+    for replay in (True, False):
+        verdicts = {v.name: v.verdict for v in
+                    check_paths([root], Options(replay=replay)).verdicts}
+        assert verdicts == {"L": "proved", "bad": "refuted", "good": "proved"}, (replay, verdicts)
+
+
+def test_a_failed_rw_names_the_hypothesis_with_the_instance_reduced(tmp_path: Path) -> None:
+    """Sixty-first review: the β/δ discharge bound a leftover variable to a term with the
+    hypothesis's own `∀`-name in it, and the reason then blamed the instance's types; it names
+    the hypothesis (β-reduced) that does not follow."""
+    root = _write(tmp_path, {"t.lemma": (
+        "def fam (R : Nat) (x : Fin R → Vec 2) (r : Fin R) : Vec 2 := x r + x r\n"
+        "theorem fam_tie (R : Nat) (x : Fin R → Vec 2) (y : Vec 2) (hx : ∀ r, x r = y) "
+        "(r : Fin R) : fam R x r = 2 • y := by unfold [fam]; rw [hx]; norm\n"
+        "theorem diag (R : Nat) (w : Fin R → Fin R → Vec 2) (y : Vec 2) (hw : ∀ t, w t t = y) "
+        "(r : Fin R) (s : Fin R) : fam R (fun (q : Fin R) => w q r) s = 2 • y := by rw [fam_tie]\n"
+    )})
+    vs = {v.name: v for v in check_paths([root], Options(search_seconds=0)).verdicts}
+    assert vs["diag"].verdict == "unknown"
+    assert "but its hypothesis `hx : ∀ (r~1 : Fin R), w r~1 r = y` does not follow" \
+        in vs["diag"].reason, vs["diag"].reason
+
+
+def test_a_definitions_obligation_is_met_by_a_hypothesis_as_written(tmp_path: Path) -> None:
+    """Sixty-first review: `def f (R : Nat) {h : 2 ≤ R}` used under `(hR : 2 ≤ R)` said "`f`
+    needs `2 ≤ R`; add it as a hypothesis"; `1 ≤ R` still does not meet it."""
+    head = "def f (R : Nat) {h : 2 ≤ R} (x : ℝ) : ℝ := x\n"
+    root = _write(tmp_path, {"t.lemma": head + "theorem u2 (R : Nat) (hR : 2 ≤ R) (x : ℝ) : "
+                             "f R x = x := by norm\n"})
+    assert [v.verdict for v in check_paths([root], Options(search_seconds=0)).verdicts] == \
+        ["proved"]
+    (tmp_path / "bad").mkdir()
+    bad = _write(tmp_path / "bad", {"t.lemma": head + "theorem u3 (R : Nat) (hR : 1 ≤ R) "
+                                    "(x : ℝ) : f R x = x := by norm\n"})
+    with pytest.raises(ShardproofError, match=r"`f` needs `2 ≤ R`"):
+        check_paths([bad], Options(search_seconds=0.0))

@@ -252,9 +252,14 @@ def _counterexample_ok(cex: Any) -> bool:
 
     def scalars(v: Any) -> bool:
         return isinstance(v, list) and all(isinstance(x, _SCALAR) for x in v)
+    def approx(side: str) -> bool:     # six digits of an irrational side: as `lhs` is shaped
+        v, of = cex.get(f"{side}_approx"), cex.get(side)
+        opt = lambda x: isinstance(x, (str, type(None)))
+        return opt(v) and not isinstance(of, list) or isinstance(v, list) and \
+            isinstance(of, list) and len(v) == len(of) and all(map(opt, v))
     a = cex.get("assignment", {}) if isinstance(cex, dict) else None
     nat = lambda v: isinstance(v, int) and not isinstance(v, bool)
-    return isinstance(a, dict) and \
+    return isinstance(a, dict) and approx("lhs") and approx("rhs") and \
         all(isinstance(cex.get(k), (str, type(None))) for k in ("message", "python")) and \
         (cex.get("index") is None or nat(cex.get("index"))) and \
         all(isinstance(cex.get(k), _SCALAR) or scalars(cex.get(k)) for k in ("lhs", "rhs")) and \

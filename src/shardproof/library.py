@@ -489,6 +489,10 @@ def _check_proof_names(d: T.Theorem, hyps: set[str], env: GlobalEnv) -> None:
         if step.tactic not in ("norm", "rw", "unfold", "witness"):
             raise NameError_(f"unknown tactic `{step.tactic}` (expected norm, rw [..], "
                              "unfold [..] or witness)", step.span)
+        if step.tactic in ("rw", "unfold") and not step.names:    # (it was a silent no-op)
+            raise NameError_(f"`{step.tactic}` needs a list of what to "
+                             f"{'rewrite with' if step.tactic == 'rw' else 'unfold'}: "
+                             f"`{step.tactic} [{'h' if step.tactic == 'rw' else 'f'}]`", step.span)
         for nm in step.names:
             g = env.get(nm.name)
             if step.tactic == "unfold" and (g is None or g.kind != "def"):

@@ -1565,7 +1565,7 @@ def _approx(v: Any) -> Any:
             e = arith.to_exact(x)
         except TypeError:           # not a number (a replica family's sides): no digits
             return None
-        return None if e.is_Rational else f"{float(e):.6g}"
+        return None if e.is_Rational else str(e.evalf(6))    # (`exp(1000)` is no float)
     if isinstance(v, np.ndarray):
         out = [one(x) for x in v.reshape(-1)]
         return out if any(a is not None for a in out) else None

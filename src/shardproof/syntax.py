@@ -51,7 +51,8 @@ def _parser() -> Lark:
 
 
 # The tokens a term may start with.
-_TERM_STARTS = {"a name", "a number", "`(`", "`-`", "`![`", "`∑`", "`Σ`", "`∀`", "`∃`", "`λ`"}
+_TERM_STARTS = {"a name", "a number", "`(`", "`-`", "`![`", "`∑`", "`Σ`", "`∀`", "`∃`", "`λ`",
+                "`fun`", "`if`", "`sum`", "`forall`", "`exists`"}
 _A_TERM = "a term (a name, a number, `(`, `fun`, `∑`, …)"
 
 
@@ -849,7 +850,7 @@ def _tactic_expected(exc: UnexpectedInput, text: str, pos: int) -> bool:
     """Is a tactic's name what is missing (right after `by` or a `;` of a proof)?"""
     before = text[:pos].rstrip()
     return set(getattr(exc, "expected", ())) == {"NAME"} and (
-        re.search(r"(?:^|[\s)])by$", before) is not None or before.endswith(";"))
+        re.search(r"(?:^|[\s)=])by$", before) is not None or before.endswith(";"))
 
 
 def _convert(exc: UnexpectedInput, text: str, path: str) -> ParseError:
@@ -926,9 +927,10 @@ def _convert(exc: UnexpectedInput, text: str, path: str) -> ParseError:
                    "read here: the prelude's `sqrt`, `exp`, …, a sum `∑ (i : Fin n), …`, a cast "
                    "`(e : ℝ)` (docs/language.md lists the names)")
         elif tok.type == "NAME" and "LSQB" in expected_names and \
-                re.search(r"(?:^|[\s;])(unfold|rw)$", text[:pos].rstrip()):
+                re.search(r"(?:^|[\s;])(unfold|rw)[ \t]*$", text[:pos]) and \
+                src_line[:col - 1].strip():    # (a tactic on the next line: the message below)
             # Lean's `unfold f g` / `rw [h]`: here both take a bracketed list
-            tactic = re.search(r"(unfold|rw)$", text[:pos].rstrip()).group(1)
+            tactic = re.search(r"(unfold|rw)[ \t]*$", text[:pos]).group(1)
             msg = (f"unexpected {found}: `{tactic}` takes a list in brackets here, "
                    f"`{tactic} [{tok}]`")
         elif str(tok) in _TACTICS and src_line[:col - 1].strip() == "" and ";" in expected:

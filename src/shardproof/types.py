@@ -1156,7 +1156,10 @@ def _family_like(t: Ty) -> bool:
 
 
 def fact_holds(prop: T.Term, ctx: Ctx) -> bool:
-    """Does a size fact (`0 < R`, `n ≠ 0`) follow from the context's hypotheses?"""
+    """Does a size fact (`0 < R`, `n ≠ 0`) follow from the context's hypotheses?  (Any fact
+    that is one of them does: `2 ≤ R` for a definition that needs it.)"""
+    if prop in ctx.facts:
+        return True
     if isinstance(prop, T.Cmp) and prop.op in ("<", "≠"):
         if prop.op == "<" and not (isinstance(prop.lhs, T.Num) and prop.lhs.value == 0):
             return False

@@ -417,13 +417,22 @@ def discharge(h: T.Term, goal: Goal, rule: RwRule, sub: dict[str, T.Term],
     # 1. A goal hypothesis that matches (also binds leftover variables): as written, or with
     #    the instance put in and β-reduced (`x := fun q => xr q` makes `∀ r, x r = …` read
     #    `∀ r, xr r = …`, the goal's `hx`; the kernel β-reduces both too).
-    reduced = beta(subst_capture_free(h, sub))
-    for pattern, free in ((h, rule.vars), (reduced, rule.vars - set(sub)))[:1 + (reduced != h)]:
-        for hname, gh in goal.hyps:      # (in `reduced`, a bound variable's name is the goal's)
-            s2 = dict(sub)
-            if match(pattern, gh, free, s2, goal.genv, rule.size_vars):
-                sub.update(s2)
-                return f"by hypothesis {hname}", f"hyp:{hname}"
+    #    In `reduced` the instance's values bring the goal's names, so the rule's variables
+    #    still to bind are renamed apart first (`@l`: no source name has an `@`; the sixty-first
+    #    review matched a leftover `k` with the goal's `k` the instance brought in).
+    apart = {v: f"{v}@l" for v in rule.vars - set(sub)}
+    reduced = beta(subst_capture_free(h, {**sub, **{v: T.Var(n) for v, n in apart.items()}}))
+    for hname, gh in goal.hyps:
+        s2 = dict(sub)
+        if match(h, gh, rule.vars, s2, goal.genv, rule.size_vars):
+            sub.update(s2)
+            return f"by hypothesis {hname}", f"hyp:{hname}"
+    for hname, gh in goal.hyps:
+        s2: dict[str, T.Term] = {}
+        if reduced != h and match(reduced, gh, set(apart.values()), s2, goal.genv,
+                                  {apart[v] for v in rule.size_vars if v in apart}):
+            sub.update({v: s2[n] for v, n in apart.items() if n in s2})
+            return f"by hypothesis {hname}", f"hyp:{hname}"
     # 2. An equation that holds by β/δ once its left side is evaluated (binds the right side's
     #    leftover variables by matching).
     if isinstance(body, T.Cmp) and body.op == "=":
@@ -436,7 +445,9 @@ def discharge(h: T.Term, goal: Goal, rule: RwRule, sub: dict[str, T.Term],
                                                  if k not in local}))
         s2 = dict(sub)
         pvars = rule.vars - local
-        if match(eq.rhs, lhs_i, pvars, s2, goal.genv, rule.size_vars):
+        if match(eq.rhs, lhs_i, pvars, s2, goal.genv, rule.size_vars) and not any(
+                T.free_names(v) & local for k, v in s2.items() if k not in sub):
+            # (a value with the hypothesis's own `∀`-name would escape its binder)
             sub.update({k: v for k, v in s2.items() if k not in local})
             return "by β/δ (definitional)", "defeq"
         rhs_i = beta(subst_capture_free(eq.rhs, {k: v for k, v in sub.items()
@@ -563,7 +574,7 @@ def rewrite_once(goal: Goal, rule: RwRule, prove_eq=None,
                 how, kind = discharge(h, goal, rule, sub, prove_eq)
                 notes.append({"hyp": hname, "how": how, "kind": kind})
         except TacticError:
-            inst = subst_capture_free(h, sub)
+            inst = beta(subst_capture_free(h, sub))
             miss(f"{at}, but its hypothesis `{hname} : {pretty(inst)[:120]}` does not follow "
                  "from the goal's hypotheses (is one missing?)")
             continue
