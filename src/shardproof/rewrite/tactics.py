@@ -420,13 +420,13 @@ def discharge(h: T.Term, goal: Goal, rule: RwRule, sub: dict[str, T.Term],
     #    In `reduced` the instance's values bring the goal's names, so the rule's variables
     #    still to bind are renamed apart first (`@l`: no source name has an `@`; the sixty-first
     #    review matched a leftover `k` with the goal's `k` the instance brought in).
-    apart = {v: f"{v}@l" for v in rule.vars - set(sub)}
-    reduced = beta(subst_capture_free(h, {**sub, **{v: T.Var(n) for v, n in apart.items()}}))
     for hname, gh in goal.hyps:
         s2 = dict(sub)
         if match(h, gh, rule.vars, s2, goal.genv, rule.size_vars):
             sub.update(s2)
             return f"by hypothesis {hname}", f"hyp:{hname}"
+    apart = {v: f"{v}@l" for v in rule.vars - set(sub)}
+    reduced = beta(subst_capture_free(h, {**sub, **{v: T.Var(n) for v, n in apart.items()}}))
     for hname, gh in goal.hyps:
         s2: dict[str, T.Term] = {}
         if reduced != h and match(reduced, gh, set(apart.values()), s2, goal.genv,
