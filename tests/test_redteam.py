@@ -740,3 +740,32 @@ def test_a_definitions_obligation_is_met_by_a_hypothesis_as_written(tmp_path: Pa
                                     "(x : ℝ) : f R x = x := by norm\n"})
     with pytest.raises(ShardproofError, match=r"`f` needs `2 ≤ R`"):
         check_paths([bad], Options(search_seconds=0.0))
+
+
+@pytest.mark.parametrize("text", [
+    # an index a hypothesis binds (`j := j`, `j : Fin (k + 1)`) was never range-checked against
+    # the lemma's `j : Fin k` (k = 1, y = [1, 5], j = 1: 5 ≠ 0)
+    "def F (k : Nat) (y : Vec (k + 1)) (c : ℝ) : ℝ := c\n"
+    "def V3 (k : Nat) (y : Vec (k + 1)) : Vec (3 * k) := "
+    "fun (a : Fin 3) (b : Fin k) => if a = 1 then y b else 0\n"
+    "theorem L (k : Nat) (y : Vec (k + 1)) (c : ℝ) (j : Fin k) (h : c = y j) : "
+    "F k y c = V3 k y (1 * k + j) := by unfold [F, V3]; rw [h]; norm\n"
+    "theorem bad (k : Nat) (hk : 0 < k) (y : Vec (k + 1)) (c : ℝ) (j : Fin (k + 1)) "
+    "(h : c = y j) : F k y c = V3 k y (1 * k + j) := by rw [L]\n",
+    # `0 < R * n` was discharged with the lemma's `n` still free, read as the goal's nonzero
+    # `n`; a later hypothesis then bound `n := m` (R = n = 1, m = c = 0: 0 ≠ 1)
+    "def G (R : Nat) (c : ℝ) : ℝ := c * (1 / c)\n"
+    "theorem L (R n : Nat) (c : ℝ) (h1 : 0 < R * n) (h2 : c = n) : G R c = 1 := "
+    "by unfold [G]; rw [h2]; norm\n"
+    "theorem bad (R n m : Nat) (c : ℝ) (hR : 0 < R) (hn : 0 < n) (hc : c = m) : G R c = 1 := "
+    "by rw [L]\n",
+], ids=["index_a_hypothesis_binds", "hypothesis_read_before_its_variable_is_bound"])
+def test_rw_checks_what_its_hypotheses_bind(tmp_path: Path, text: str) -> None:
+    """Sixty-third review: two false statements the engine alone proved (`--no-replay`; with
+    replay the kernel refused the proofs: `unknown`).  The engine now re-checks the ranges and
+    the earlier discharges at the final instance, as the kernel does; both are refuted."""
+    root = _write(tmp_path, {"t.lemma": text})
+    for replay in (True, False):
+        verdicts = {v.name: v.verdict for v in
+                    check_paths([root], Options(replay=replay)).verdicts}
+        assert verdicts == {"L": "proved", "bad": "refuted"}, (replay, verdicts)

@@ -382,9 +382,9 @@ def _indices_in_range(rule: RwRule, sub: dict[str, T.Term], fins: dict[str, T.Te
     for v, size in rule.fin_vars.items():
         if v not in sub:
             continue
-        bound = subst_capture_free(size, sub)
+        below = subst_capture_free(size, sub)
         try:
-            if not arith.index_in_range(sub[v], bound, bounds, (), positive):
+            if not arith.index_in_range(sub[v], below, bounds, (), positive):
                 return False
         except arith.NotASize:
             return False
@@ -569,14 +569,29 @@ def rewrite_once(goal: Goal, rule: RwRule, prove_eq=None,
             miss(f"{at}, but an index of the instance is not shown in range")
             continue
         try:
-            notes = []
+            notes, sizes = [], []
             for hname, h in rule.hyps:
+                sizes.append(len(sub))
                 how, kind = discharge(h, goal, rule, sub, prove_eq)
                 notes.append({"hyp": hname, "how": how, "kind": kind})
+            # A hypothesis discharged before a later one bound more of the rule's variables was
+            # read with those still free — as the goal's names where they coincide (the
+            # sixty-third review: `0 < R * n` "held" by the goal's `n`, then `n := m`): it is
+            # discharged again at the final instance, as the kernel checks it.
+            for k, (hname, h) in enumerate(rule.hyps):
+                if sizes[k] < len(sub):
+                    if T.free_names(h) & (rule.vars - set(sub)):
+                        raise TacticError(f"`{hname}` leaves a variable unbound")
+                    how, kind = discharge(h, goal, rule, dict(sub), prove_eq)
+                    notes[k] = {"hyp": hname, "how": how, "kind": kind}
         except TacticError:
             inst = beta(subst_capture_free(h, sub))
             miss(f"{at}, but its hypothesis `{hname} : {pretty(inst)[:120]}` does not follow "
                  "from the goal's hypotheses (is one missing?)")
+            continue
+        grew = bool(sizes) and len(sub) > sizes[0]       # variables the discharges bound:
+        if grew and not _indices_in_range(rule, sub, fins, goal, bound):   # their ranges too
+            miss(f"{at}, but an index a hypothesis gives is not shown in range")   # (review 63)
             continue
         missing = [v for v in T.free_names(rule.rhs) & rule.vars if v not in sub]
         if missing:
