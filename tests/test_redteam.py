@@ -759,7 +759,16 @@ def test_a_definitions_obligation_is_met_by_a_hypothesis_as_written(tmp_path: Pa
     "by unfold [G]; rw [h2]; norm\n"
     "theorem bad (R n m : Nat) (c : ℝ) (hR : 0 < R) (hn : 0 < n) (hc : c = m) : G R c = 1 := "
     "by rw [L]\n",
-], ids=["index_a_hypothesis_binds", "hypothesis_read_before_its_variable_is_bound"])
+    # sixty-fourth review: a variable only a hypothesis mentions was discharged (by δ) while
+    # unbound, read as the goal's `a : Fin (2 * k)`, then set to 0 (k = 1, a = 1: 0 ≠ 1)
+    "def B (k : Nat) : Vec (2 * k) := fun (p : Fin 2) (q : Fin k) => if p = 0 then 1 else 0\n"
+    "def D (k : Nat) (a : Fin k) : Vec 1 := fun (i : Fin 1) => B k a\n"
+    "theorem L (k : Nat) (a : Fin k) (x : Vec 1) (h : x = D k a) : x 0 * k = k := "
+    "by unfold [D, B]; norm\n"
+    "theorem bad (k : Nat) (hk : 0 < k) (a : Fin (2 * k)) : (fun (i : Fin 1) => B k a) 0 * k = k"
+    " := by rw [L]\n",
+], ids=["index_a_hypothesis_binds", "hypothesis_read_before_its_variable_is_bound",
+        "variable_of_a_hypothesis_only"])
 def test_rw_checks_what_its_hypotheses_bind(tmp_path: Path, text: str) -> None:
     """Sixty-third review: two false statements the engine alone proved (`--no-replay`; with
     replay the kernel refused the proofs: `unknown`).  The engine now re-checks the ranges and
@@ -769,3 +778,17 @@ def test_rw_checks_what_its_hypotheses_bind(tmp_path: Path, text: str) -> None:
         verdicts = {v.name: v.verdict for v in
                     check_paths([root], Options(replay=replay)).verdicts}
         assert verdicts == {"L": "proved", "bad": "refuted"}, (replay, verdicts)
+
+
+def test_a_sizes_positivity_is_not_used_for_a_binder_of_its_name(tmp_path: Path) -> None:
+    """Sixty-fourth review: after `unfold [Q]` an inner `∀ (R : Nat)` rebinds the theorem's
+    `R`, and the range check of the rule's unused `r : Fin n` (instantiated 0, `n := R`) used
+    the goal's `0 < R` for the bound `R`, which may be 0: the engine alone proved a false
+    statement (inner R = 0, x = 1: 0 ≠ 1).  Not proved either way now."""
+    root = _write(tmp_path, {"t.lemma": (
+        "def Q : Prop := ∀ (R : Nat) (x : ℝ), x * R / R = x\n"
+        "theorem bad (R : Nat) (hR : 0 < R) (h : ∀ (n : Nat) (r : Fin n) (x : ℝ), "
+        "x * n / n = x) : Q := by unfold [Q]; rw [h]\n")})
+    for replay in (True, False):
+        verdicts = [v.verdict for v in check_paths([root], Options(replay=replay)).verdicts]
+        assert verdicts != ["proved"], replay

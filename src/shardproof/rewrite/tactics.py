@@ -370,17 +370,26 @@ def _subterms(t: T.Term, bound: frozenset[str] = frozenset(),
 
 
 def _indices_in_range(rule: RwRule, sub: dict[str, T.Term], fins: dict[str, T.Term],
-                      goal: Goal, bound: frozenset[str] = frozenset()) -> bool:
-    """Every pattern variable of type `Fin S` must be instantiated below S (instantiated)."""
+                      goal: Goal, bound: frozenset[str] = frozenset(), final: bool = False
+                      ) -> bool:
+    """Every pattern variable of type `Fin S` must be instantiated below S (instantiated).
+    A range with a variable of the rule still unbound is left for later (refused when
+    ``final``): read now, its free name would be taken for the goal's name."""
     if not rule.fin_vars:
         return True
     from ..types import nonzero_names
     bounds = {**{n: r for n, r in goal.fin_bounds.items()       # (not where a binder rebinds
                  if n not in bound and not T.free_names(r) & bound}, **fins}  # its range's name)
-    # sizes a hypothesis makes ≥ 1 (`0 < R`): with them `0` is in `Fin R`
-    positive = frozenset(nonzero_names([gh for _, gh in goal.hyps]) & (goal.sizes or set()))
+    # sizes a hypothesis makes ≥ 1 (`0 < R`): with them `0` is in `Fin R` — not a name a
+    # binder above rebinds (the sixty-fourth review: the goal's `0 < R` for a bound `R`)
+    positive = frozenset(nonzero_names([gh for _, gh in goal.hyps]) & (goal.sizes or set())) \
+        - bound
     for v, size in rule.fin_vars.items():
         if v not in sub:
+            continue
+        if T.free_names(size) & (rule.vars - set(sub)):
+            if final:
+                return False
             continue
         below = subst_capture_free(size, sub)
         try:
@@ -569,29 +578,15 @@ def rewrite_once(goal: Goal, rule: RwRule, prove_eq=None,
             miss(f"{at}, but an index of the instance is not shown in range")
             continue
         try:
-            notes, sizes = [], []
+            notes, open_ = [], []
             for hname, h in rule.hyps:
-                sizes.append(len(sub))
+                open_.append(bool(T.free_names(h) & (rule.vars - set(sub))))
                 how, kind = discharge(h, goal, rule, sub, prove_eq)
                 notes.append({"hyp": hname, "how": how, "kind": kind})
-            # A hypothesis discharged before a later one bound more of the rule's variables was
-            # read with those still free — as the goal's names where they coincide (the
-            # sixty-third review: `0 < R * n` "held" by the goal's `n`, then `n := m`): it is
-            # discharged again at the final instance, as the kernel checks it.
-            for k, (hname, h) in enumerate(rule.hyps):
-                if sizes[k] < len(sub):
-                    if T.free_names(h) & (rule.vars - set(sub)):
-                        raise TacticError(f"`{hname}` leaves a variable unbound")
-                    how, kind = discharge(h, goal, rule, dict(sub), prove_eq)
-                    notes[k] = {"hyp": hname, "how": how, "kind": kind}
         except TacticError:
             inst = beta(subst_capture_free(h, sub))
             miss(f"{at}, but its hypothesis `{hname} : {pretty(inst)[:120]}` does not follow "
                  "from the goal's hypotheses (is one missing?)")
-            continue
-        grew = bool(sizes) and len(sub) > sizes[0]       # variables the discharges bound:
-        if grew and not _indices_in_range(rule, sub, fins, goal, bound):   # their ranges too
-            miss(f"{at}, but an index a hypothesis gives is not shown in range")   # (review 63)
             continue
         missing = [v for v in T.free_names(rule.rhs) & rule.vars if v not in sub]
         if missing:
@@ -603,7 +598,27 @@ def rewrite_once(goal: Goal, rule: RwRule, prove_eq=None,
         # `0` serves when it is shown in range; otherwise there is no instance.
         unbound = sorted(v for v in rule.fin_vars if v not in sub)
         sub.update({v: T.Num(Fraction(0)) for v in unbound})
-        if unbound and not _indices_in_range(rule, sub, fins, goal, bound):
+        # A hypothesis discharged with some of its variables still free read them as the
+        # goal's names where they coincide, before a later hypothesis (or the `0` above) gave
+        # them their values (the sixty-third and sixty-fourth reviews: `0 < R * n` "held" by
+        # the goal's `n`, then `n := m`; `x = D k a` by the goal's `a`, then `a := 0`): every
+        # such one is discharged again at the final instance, as the kernel checks it, and
+        # the ranges of what the discharges bound are checked too.
+        try:
+            for k, (hname, h) in enumerate(rule.hyps):
+                if open_[k]:
+                    if T.free_names(h) & (rule.vars - set(sub)):
+                        raise TacticError(f"`{hname}` leaves a variable of the rule unbound")
+                    how, kind = discharge(h, goal, rule, dict(sub), prove_eq)
+                    notes[k] = {"hyp": hname, "how": how, "kind": kind}
+        except TacticError:
+            inst = beta(subst_capture_free(h, sub))
+            miss(f"{at}, but its hypothesis `{hname} : {pretty(inst)[:120]}` does not follow "
+                 "at the instance its other hypotheses give")
+            continue
+        if (any(open_) or unbound) and not _indices_in_range(rule, sub, fins, goal, bound,
+                                                              final=True):
+            miss(f"{at}, but an index of the instance is not shown in range")
             continue
         if typed is not None and not typed(sub, path):
             miss(f"{at}, but the instance does not have the types of the lemma's variables")
