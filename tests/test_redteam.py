@@ -792,3 +792,22 @@ def test_a_sizes_positivity_is_not_used_for_a_binder_of_its_name(tmp_path: Path)
     for replay in (True, False):
         verdicts = [v.verdict for v in check_paths([root], Options(replay=replay)).verdicts]
         assert verdicts != ["proved"], replay
+
+
+def test_a_function_of_a_natural_applied_to_an_index_is_no_constant(tmp_path: Path) -> None:
+    """Sixty-fifth review: `(fun (m : Nat) => ∑ (j : Fin m), 1) i` (or an opaque `g i` for
+    `g : Nat → ℝ`) inside `∑ i` gave a size depending on the bound `i`, which the engine read
+    as a constant of the sums around it: it proved a false statement alone (n = 2, x = [1, 0],
+    z = [0, 1] gives -1; the kernel proves the witness of that).  `unknown` both ways now."""
+    body = "(x i * (∑ (k : Fin n), z k) - z i * (∑ (k : Fin n), x k))) = 0 := by norm\n"
+    root = _write(tmp_path, {"t.lemma": (
+        "opaque g (m : Nat) : ℝ\n"
+        "theorem cnt (n : Nat) (x z : Vec n) : (∑ (i : Fin n), "
+        "(fun (m : Nat) => ∑ (j : Fin m), (1 : ℝ)) i * " + body +
+        "def ap (f : Nat → ℝ) (n : Nat) (x z : Vec n) : ℝ := ∑ (i : Fin n), f i * "
+        "(x i * (∑ (j : Fin n), z j) - z i * (∑ (j : Fin n), x j))\n"
+        "theorem opq (n : Nat) (x z : Vec n) : ap g n x z = 0 := by norm\n")})
+    for replay in (True, False):
+        verdicts = [v.verdict for v in
+                    check_paths([root], Options(replay=replay, search_seconds=1)).verdicts]
+        assert "proved" not in verdicts, (replay, verdicts)

@@ -175,8 +175,8 @@ class NF:
             self.factors.setdefault(prod(out, start=ONE), out)
             return out
         v = self.nat(t, env)
-        if v.vars() & self.bounds.keys():       # (only an instance could write one: review 59)
-            raise Unsupported("a size that depends on a bound index (the language has none)")
+        if v.vars() & self.bounds.keys():       # (an index as a size, `f i` for `f : Nat → ℝ`)
+            raise Unsupported("a size that depends on a bound index")
         return list(self.factors.get(v, [v]))
 
     def real(self, v: Any) -> RPoly:

@@ -203,10 +203,19 @@ class Normaliser:
             return self.is_nat_term(t.lhs, env) and self.is_nat_term(t.rhs, env)
         return False
 
+    def no_bound_index(self, sizes: Any) -> None:
+        """A size is never a bound index: the sixty-fifth review reached one through a
+        `Nat → ℝ` function applied to an index (`(fun (m : Nat) => ∑ (j : Fin m), 1) i`), and
+        a `Size` atom of it is a constant to the sums around it (the kernel refuses it too)."""
+        if any(isinstance(z, IPoly) and z.vars() & self.ctx.bounds.keys() for z in sizes):
+            raise EngineGap("a size that depends on a bound index (a function of a natural "
+                            "number applied to an index)")
+
     def leaf_bounds(self, ty: T.Term, env: dict[str, Any] | None = None) -> list[IPoly]:
         """Leaf sizes of a `Vec s` / `Fin s` type, with unit leaves dropped."""
         assert isinstance(ty, T.App)
         out = [self.nat(leaf, env or {}) for leaf in size_leaves(ty.args[0])]
+        self.no_bound_index(out)
         kept = [b for b in out if not (b.is_const() and b.const_value() == 1)]
         return kept or [IONE]
 
@@ -573,6 +582,7 @@ class Normaliser:
             kind = kind_of(g.ret_term)
             if kind == "real":
                 args = tuple(local[p.name] for p in params if p.kind != "size")
+                self.no_bound_index(sizes + args)
                 self.ctx.use(f"opaque:{g.name}", None)
                 # the size arguments too: `g 1 x` and `g 2 x` are different values
                 return Poly.atom(Fn(g.name, tuple(bound_as_poly(z) for z in sizes) +
