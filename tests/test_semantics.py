@@ -957,3 +957,22 @@ def test_the_python_of_a_counterexample_binds_every_variable_once(tmp_path) -> N
         values = sorted(float(ns[k]) for k in ns if k not in ("np", "math", "__builtins__")
                         and not isinstance(ns[k], type(ns["np"])) and not hasattr(ns[k], "shape"))
         assert values == sorted(float(Fraction(str(x))) for x in reals.values()), code
+
+
+def test_exp_of_a_large_irrational_is_not_evaluated_exactly(tmp_path) -> None:
+    """Sixty-second review: the exact re-check of a per-replica EfficientNet block's candidate
+    built exp of a nested irrational (swish of swish), and sympy's own arithmetic on it (signs
+    and real parts by evalf, inside `/`) ran for minutes past the search's budget, uncharged.
+    exp of an irrational of more than EXP_NODES nodes is refused (the search then moves on);
+    a small one still gives a counterexample."""
+    from shardproof.check import Options, check_paths
+    from shardproof.semantics import EXP_NODES
+    nested = "x"
+    for _ in range(20):
+        nested = f"sqrt (x + {nested})"
+    (tmp_path / ".lemmaroot").write_text("")
+    (tmp_path / "e.lemma").write_text(
+        "theorem small (x : ℝ) (h : x = 3) : exp (exp (sqrt x)) = 0 := by norm\n"
+        f"theorem large (x : ℝ) (h : x = 3) : exp ({nested}) = 0 := by norm\n", encoding="utf-8")
+    verdicts = {v.name: v.verdict for v in check_paths([tmp_path], Options()).verdicts}
+    assert verdicts == {"small": "refuted", "large": "unknown"} and EXP_NODES == 64

@@ -285,6 +285,12 @@ def _e_sqrt(x: Any) -> Any:
 
 def _e_exp(x: Any) -> Any:
     e = arith.to_exact(x)
+    if not e.is_Rational and _tree_size(e, {}) > EXP_NODES:
+        # sympy's arithmetic on exp of a large irrational (swish of swish through a net's
+        # blocks) asks its assumptions for real parts and signs by evalf at every step:
+        # minutes, uncharged (the sixty-second review)
+        raise EvalError(f"exp of an irrational of more than {EXP_NODES} nodes is not "
+                        "evaluated exactly")
     if _sign(e - EXP_LIMIT) > 0:                 # exp of exp of …: sympy's digits never end
         raise EvalError(f"exp of a value above {EXP_LIMIT} is not evaluated exactly")
     if _sign(e + EXP_LIMIT) < 0:                 # exp(−10³⁰⁰⁰⁰): its digits took minutes
@@ -313,6 +319,7 @@ def _bits(e: Any) -> int:
 # Bounds on exact arithmetic, so that an evaluation ends: exp of a large argument and a large
 # power are refused (the search then moves on, and says nothing about that data).
 EXP_LIMIT = 10_000
+EXP_NODES = 64             # an irrational exp argument's tree (the sixty-second review's: 300+)
 POWER_BITS = 1 << 22
 SQRT_BITS = 2_000
 
