@@ -355,3 +355,16 @@ def test_sixteenth_review_report_inputs(tmp_path: Path) -> None:
     index = build_report([str(chain)], str(tmp_path / "o2"), Options(search_seconds=0.0))
     pages = {p.name for p in index.parent.glob("*.lemma.html")}
     assert {"a_b.lemma.html", "a_b~2.lemma.html", "chain.lemma.html"} <= pages
+
+
+def test_an_input_error_in_report_shows_the_source_line(tmp_path, capsys) -> None:
+    """Sixty-second review: `shardproof report` printed a name or type error without the source
+    line and the caret (`check` shows both): the report checked with a checker of its own, so
+    the CLI had no sources to show the error with."""
+    from shardproof import cli
+    (tmp_path / ".lemmaroot").write_text("")
+    (tmp_path / "b.lemma").write_text("theorem bad (x : ℝ) : x = rleu x\n", encoding="utf-8")
+    assert cli.main(["report", "--no-cache", "-o", str(tmp_path / "site"), str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "error: unknown name `rleu`" in err and "  theorem bad (x : ℝ) : x = rleu x\n" in err
+    assert "^^^^" in err, err

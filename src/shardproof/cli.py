@@ -427,7 +427,7 @@ def _cmd_report(s: _Session) -> int:
     from .report import build_report_and_verdicts
     paths = s.args.paths or ["lemmas"]
     try:
-        index, report = build_report_and_verdicts(paths, s.args.output, s.checker.options)
+        index, report = build_report_and_verdicts(paths, s.args.output, checker=s.checker)
     except ShardproofError as exc:
         s.report_error(exc)
         return EXIT_INPUT

@@ -105,13 +105,16 @@ def build_report(paths: list[str], out_dir: str, options: Options | None = None)
 
 
 def build_report_and_verdicts(paths: Iterable[str | Path], out_dir: str | Path,
-                              options: Options | None = None) -> tuple[Path, Report]:
+                              options: Options | None = None, checker: Checker | None = None
+                              ) -> tuple[Path, Report]:
     """:func:`build_report`, also returning the verdicts (a :class:`~shardproof.check.Report`
-    over every file of the site, imports included) so a caller can choose an exit status."""
+    over every file of the site, imports included) so a caller can choose an exit status.
+    ``checker``: the one to check with (the CLI's, which then has the sources an input error
+    is shown with); by default a new one with ``options``."""
     out = Path(out_dir)
     if out.exists() and not out.is_dir():  # said before checking, not after
         raise ShardproofError(f"the report directory {out} exists and is not a directory")
-    site = _collect([str(p) for p in paths], options)
+    site = _collect([str(p) for p in paths], checker or Checker(options))
     pages: dict[str, str] = {"index.html": _index_page(site)}
     for f in site.files:
         pages[f.page] = _file_page(site, f)
@@ -145,9 +148,8 @@ def _remove_stale(out: Path, keep: set[str]) -> None:
 
 # --------------------------------------------------------------------------- checking
 
-def _collect(paths: list[str], options: Options | None) -> _Site:
+def _collect(paths: list[str], ck: Checker) -> _Site:
     requested = lemma_files(paths)
-    ck = Checker(options)
     req_keys: set[str] = set()
     for p in requested:
         lf = ck.load(p)
