@@ -811,3 +811,25 @@ def test_a_function_of_a_natural_applied_to_an_index_is_no_constant(tmp_path: Pa
         verdicts = [v.verdict for v in
                     check_paths([root], Options(replay=replay, search_seconds=1)).verdicts]
         assert "proved" not in verdicts, (replay, verdicts)
+
+
+def test_rw_binds_every_variable_and_a_theorems_index_may_be_a_size(tmp_path: Path) -> None:
+    """Sixty-sixth review: (1) the engine rewrote with an instance leaving the lemma's `n` (met
+    only in the type `Fin n` of its `r`) unbound, and never checked `r`'s range (the kernel
+    refused it); (2) the bound-index refusal also caught the theorem's own `r : Fin R`, a
+    constant to every sum, so `lr r` for `lr : Nat → ℝ` was `unknown` (it was proved before)."""
+    root = _write(tmp_path, {"t.lemma": (
+        "theorem L (n : Nat) (x : Vec (n + 1)) (r : Fin n) : x r = x r + 0 := by norm\n"
+        "theorem G (n : Nat) (x : Vec (n + 1)) (j : Fin (n + 1)) : x j = x j + 0 + 0 := "
+        "by rw [L]; norm\n"
+        "opaque g (m : Nat) : ℝ\n"
+        "def at1 (f : Nat → ℝ) (n : Nat) (r : Fin n) : ℝ := f r\n"
+        "def cnt (n : Nat) (r : Fin n) : ℝ := (fun (m : Nat) => ∑ (j : Fin m), (1 : ℝ)) r\n"
+        "theorem c1 (R : Nat) (r : Fin R) (x : Vec R) : (∑ (i : Fin R), x i * at1 g R r) = "
+        "at1 g R r * (∑ (i : Fin R), x i) := by norm\n"
+        "theorem c2 (R : Nat) (r : Fin R) : cnt R r = cnt R r * 1 := by norm\n")})
+    for replay in (True, False):
+        vs = {v.name: v for v in
+              check_paths([root], Options(replay=replay, search_seconds=0)).verdicts}
+        assert vs["G"].verdict == "unknown" and "nothing gives `n`" in vs["G"].reason
+        assert [vs[n].verdict for n in ("L", "c1", "c2")] == ["proved"] * 3, replay

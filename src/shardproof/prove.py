@@ -127,6 +127,7 @@ def free_index(name: str, size: T.Term, nz: Normaliser, env: dict[str, Any]) -> 
     leaves = [nz.nat(s, env) for s in size_leaves(size)]
     if len(leaves) == 1:
         nz.ctx.bounds[name] = leaves[0]
+        nz.ctx.free_indices.add(name)
         return IPoly.var(name)
     flat: IPoly | None = None
     for k, b in enumerate(leaves):
@@ -135,6 +136,7 @@ def free_index(name: str, size: T.Term, nz: Normaliser, env: dict[str, Any]) -> 
         else:
             leaf = f"{name}.{k}"
             nz.ctx.bounds[leaf] = b
+            nz.ctx.free_indices.add(leaf)
             d = IPoly.var(leaf)
         flat = d if flat is None else flat * b + d
     assert flat is not None

@@ -175,7 +175,9 @@ class NF:
             self.factors.setdefault(prod(out, start=ONE), out)
             return out
         v = self.nat(t, env)
-        if v.vars() & self.bounds.keys():       # (an index as a size, `f i` for `f : Nat → ℝ`)
+        # No size depends on an index a sum or a `fun` binds (`f i` for `f : Nat → ℝ`); the
+        # theorem's own `r : Fin R`, a constant to every sum, may (its digits are `r.k`).
+        if {n for n in v.vars() if n.split(".")[0] not in self.goal.fins} & self.bounds.keys():
             raise Unsupported("a size that depends on a bound index")
         return list(self.factors.get(v, [v]))
 

@@ -557,6 +557,7 @@ class NFContext:
         _WORK[1] = _WORK[0] + MAX_WORK
         self.nonzero = nonzero
         self.bounds: dict[str, IPoly] = {}
+        self.free_indices: set[str] = set()      # the theorem's own (constants to every sum)
         self.fuel = fuel
         self.rules_used: dict[str, int] = {}
         self.trace: list[dict] = []

@@ -204,10 +204,12 @@ class Normaliser:
         return False
 
     def no_bound_index(self, sizes: Any) -> None:
-        """A size is never a bound index: the sixty-fifth review reached one through a
-        `Nat → ℝ` function applied to an index (`(fun (m : Nat) => ∑ (j : Fin m), 1) i`), and
-        a `Size` atom of it is a constant to the sums around it (the kernel refuses it too)."""
-        if any(isinstance(z, IPoly) and z.vars() & self.ctx.bounds.keys() for z in sizes):
+        """A size is never an index a `∑` or a `fun` binds: the sixty-fifth review reached one
+        through a `Nat → ℝ` function applied to an index (`(fun (m : Nat) => ∑ (j : Fin m), 1)
+        i`), and a `Size` atom of it is a constant to the sums around it (the kernel refuses
+        it too).  The theorem's own index is one (the sixty-sixth: `lr r` for `r : Fin R`)."""
+        bound = self.ctx.bounds.keys() - self.ctx.free_indices
+        if any(isinstance(z, IPoly) and z.vars() & bound for z in sizes):
             raise EngineGap("a size that depends on a bound index (a function of a natural "
                             "number applied to an index)")
 

@@ -616,8 +616,12 @@ def rewrite_once(goal: Goal, rule: RwRule, prove_eq=None,
             miss(f"{at}, but its hypothesis `{hname} : {pretty(inst)[:120]}` does not follow "
                  "at the instance its other hypotheses give")
             continue
-        if (any(open_) or unbound) and not _indices_in_range(rule, sub, fins, goal, bound,
-                                                              final=True):
+        left = sorted(rule.vars - set(sub))      # (one only a type mentions: `n` of `Fin n`)
+        if left:
+            miss(f"{at}, but nothing gives `{'`, `'.join(left)}` (give it in a hypothesis the "
+                 "goal has)")
+            continue
+        if not _indices_in_range(rule, sub, fins, goal, bound, final=True):
             miss(f"{at}, but an index of the instance is not shown in range")
             continue
         if typed is not None and not typed(sub, path):
