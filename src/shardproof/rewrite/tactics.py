@@ -423,24 +423,12 @@ def discharge(h: T.Term, goal: Goal, rule: RwRule, sub: dict[str, T.Term],
         binders.extend(body.binders)
         body = body.body
     inst = subst_capture_free(h, {k: v for k, v in sub.items()})
-    # 1. A goal hypothesis that matches (also binds leftover variables): as written, or with
-    #    the instance put in and β-reduced (`x := fun q => xr q` makes `∀ r, x r = …` read
-    #    `∀ r, xr r = …`, the goal's `hx`; the kernel β-reduces both too).
-    #    In `reduced` the instance's values bring the goal's names, so the rule's variables
-    #    still to bind are renamed apart first (`@l`: no source name has an `@`; the sixty-first
-    #    review matched a leftover `k` with the goal's `k` the instance brought in).
+    # 1. A goal hypothesis that matches (also binds leftover variables); see 4 for one that
+    #    matches once the instance is put in and β-reduced.
     for hname, gh in goal.hyps:
         s2 = dict(sub)
         if match(h, gh, rule.vars, s2, goal.genv, rule.size_vars):
             sub.update(s2)
-            return f"by hypothesis {hname}", f"hyp:{hname}"
-    apart = {v: f"{v}@l" for v in rule.vars - set(sub)}
-    reduced = beta(subst_capture_free(h, {**sub, **{v: T.Var(n) for v, n in apart.items()}}))
-    for hname, gh in goal.hyps:
-        s2: dict[str, T.Term] = {}
-        if reduced != h and match(reduced, gh, set(apart.values()), s2, goal.genv,
-                                  {apart[v] for v in rule.size_vars if v in apart}):
-            sub.update({v: s2[n] for v, n in apart.items() if n in s2})
             return f"by hypothesis {hname}", f"hyp:{hname}"
     # 2. An equation that holds by β/δ once its left side is evaluated (binds the right side's
     #    leftover variables by matching).
@@ -473,8 +461,9 @@ def discharge(h: T.Term, goal: Goal, rule: RwRule, sub: dict[str, T.Term],
                     return "by polynomial equality of sizes", "sizes"
             except arith.NotASize:
                 pass
-        for hname, gh in goal.hyps:
-            if gh == T.Cmp(body.op, li, ri):
+        closed = not (T.free_names(li) | T.free_names(ri)) & (rule.vars - set(sub))
+        for hname, gh in goal.hyps:     # (with a variable unbound, 1 would have matched it)
+            if closed and gh == T.Cmp(body.op, li, ri):
                 return f"by hypothesis {hname}", f"hyp:{hname}"
         from ..types import nonzero_names
         nz = nonzero_names([gh for _, gh in goal.hyps])
@@ -489,7 +478,22 @@ def discharge(h: T.Term, goal: Goal, rule: RwRule, sub: dict[str, T.Term],
             nz &= goal.sizes                     # a real known nonzero may be negative
         if target is not None and names and names <= nz and _monomial(target):
             return "by nonzero sizes of the hypotheses", "nonzero"
-    # 4. The normaliser, when allowed.
+    # 4. As 1, with the instance put in and β-reduced (`x := fun q => xr q` makes `∀ r, x r =
+    #    …` read `∀ r, xr r = …`, the goal's `hx`; the kernel β-reduces both too). In `reduced`
+    #    the instance's values bring the goal's names, so the rule's variables still to bind
+    #    are renamed apart first (`@l`: no source name has an `@`; the sixty-first review
+    #    matched a leftover `k` with the goal's `k` the instance brought in). Last: what 2 and 3
+    #    show, they show as before this step existed.
+    if any(isinstance(sub.get(v), T.Lam) for v in T.free_names(h)):   # (else no β-redex)
+        apart = {v: f"{v}@l" for v in rule.vars - set(sub)}
+        reduced = beta(subst_capture_free(h, {**sub, **{v: T.Var(n) for v, n in apart.items()}}))
+        for hname, gh in goal.hyps:
+            s2: dict[str, T.Term] = {}
+            if match(reduced, gh, set(apart.values()), s2, goal.genv,
+                     {apart[v] for v in rule.size_vars if v in apart}):
+                sub.update({v: s2[n] for v, n in apart.items() if n in s2})
+                return f"by hypothesis {hname}", f"hyp:{hname}"
+    # 5. The normaliser, when allowed.
     if prove_eq is not None and isinstance(body, T.Cmp) and body.op == "=":
         if prove_eq(inst, body.lhs, body.rhs):
             return "by the normaliser", "norm"
@@ -551,15 +555,25 @@ def replace_like(t: T.Term, path: list[int], new: T.Term) -> tuple[T.Term, list[
     return t, paths
 
 
+class _Matched:
+    """`it matches `…``, the subterm printed only when a message is made of it."""
+
+    def __init__(self, t: T.Term) -> None:
+        self.t = t
+
+    def __format__(self, spec: str) -> str:
+        return f"it matches `{pretty(self.t)[:80]}`"
+
+
 def rewrite_once(goal: Goal, rule: RwRule, prove_eq=None,
                  typed: Callable[[dict, tuple], bool] | None = None,
                  misses: list[str] | None = None) -> dict[str, Any] | None:
     """Rewrite the first match of ``rule.lhs`` in the goal; None when nothing matches.
     ``typed(instance, position)`` says whether an instance has the rule's variables' types;
     ``misses`` collects why each subterm the left side matches was not rewritten."""
-    def miss(why: str) -> None:
-        if misses is not None and why not in misses:
-            misses.append(why)
+    def miss(why: Callable[[], str]) -> None:      # (only the first is shown: made once)
+        if misses is not None and not misses:
+            misses.append(why())
     head = rule.lhs.fn if isinstance(rule.lhs, T.App) else rule.lhs
     need = head.name if isinstance(head, T.Var) and head.name not in rule.vars else None
     # The rule's own names (globals, the theorem's variables) mean something else where a
@@ -573,25 +587,28 @@ def rewrite_once(goal: Goal, rule: RwRule, prove_eq=None,
         sub: dict[str, T.Term] = {}
         if not match(rule.lhs, sub_t, rule.vars, sub, goal.genv, rule.size_vars):
             continue
-        at = f"it matches `{pretty(sub_t)[:80]}`"
+        at = _Matched(sub_t)           # (printed only when a miss is recorded)
+        first = len(sub)
         if not _indices_in_range(rule, sub, fins, goal, bound):
-            miss(f"{at}, but an index of the instance is not shown in range")
+            miss(lambda: f"{at}, but an index of the instance is not shown in range")
             continue
         try:
             notes, open_ = [], []
             for hname, h in rule.hyps:
-                open_.append(bool(T.free_names(h) & (rule.vars - set(sub))))
+                was_open = bool(T.free_names(h) & (rule.vars - set(sub)))
                 how, kind = discharge(h, goal, rule, sub, prove_eq)
                 notes.append({"hyp": hname, "how": how, "kind": kind})
+                # (matched to a goal hypothesis, every variable of it was bound by the match)
+                open_.append(was_open and not kind.startswith("hyp:"))
         except TacticError:
-            inst = beta(subst_capture_free(h, sub))
-            miss(f"{at}, but its hypothesis `{hname} : {pretty(inst)[:120]}` does not follow "
+            miss(lambda: f"{at}, but its hypothesis `{hname} : "
+                 f"{pretty(beta(subst_capture_free(h, sub)))[:120]}` does not follow "
                  "from the goal's hypotheses (is one missing?)")
             continue
         missing = [v for v in T.free_names(rule.rhs) & rule.vars if v not in sub]
         if missing:
-            miss(f"{at}, but nothing gives `{'`, `'.join(sorted(missing))}` (a variable of the "
-                 "right side only: give it in a hypothesis the goal has)")
+            miss(lambda: f"{at}, but nothing gives `{'`, `'.join(sorted(missing))}` (a "
+                 "variable of the right side only: give it in a hypothesis the goal has)")
             continue
         # A `Fin` variable of the rule that nothing bound (a `∀ (r : Fin R)` whose `r` is
         # unused) still needs a value: the rule holds vacuously when its range is empty.
@@ -612,20 +629,22 @@ def rewrite_once(goal: Goal, rule: RwRule, prove_eq=None,
                     how, kind = discharge(h, goal, rule, dict(sub), prove_eq)
                     notes[k] = {"hyp": hname, "how": how, "kind": kind}
         except TacticError:
-            inst = beta(subst_capture_free(h, sub))
-            miss(f"{at}, but its hypothesis `{hname} : {pretty(inst)[:120]}` does not follow "
+            miss(lambda: f"{at}, but its hypothesis `{hname} : "
+                 f"{pretty(beta(subst_capture_free(h, sub)))[:120]}` does not follow "
                  "at the instance its other hypotheses give")
             continue
         left = sorted(rule.vars - set(sub))      # (one only a type mentions: `n` of `Fin n`)
         if left:
-            miss(f"{at}, but nothing gives `{'`, `'.join(left)}` (give it in a hypothesis the "
-                 "goal has)")
+            miss(lambda: f"{at}, but nothing gives `{'`, `'.join(left)}` (give it in a "
+                 "hypothesis the goal has)")
             continue
-        if not _indices_in_range(rule, sub, fins, goal, bound, final=True):
-            miss(f"{at}, but an index of the instance is not shown in range")
+        # (with nothing bound since the first check, and nothing left unbound, it saw it all)
+        if len(sub) > first and not _indices_in_range(rule, sub, fins, goal, bound, final=True):
+            miss(lambda: f"{at}, but an index of the instance is not shown in range")
             continue
         if typed is not None and not typed(sub, path):
-            miss(f"{at}, but the instance does not have the types of the lemma's variables")
+            miss(lambda: f"{at}, but the instance does not have the types of the lemma's "
+                 "variables")
             continue
         for hname, h in rule.hyps:
             inst = subst_capture_free(h, sub)
