@@ -833,3 +833,30 @@ def test_rw_binds_every_variable_and_a_theorems_index_may_be_a_size(tmp_path: Pa
               check_paths([root], Options(replay=replay, search_seconds=0)).verdicts}
         assert vs["G"].verdict == "unknown" and "nothing gives `n`" in vs["G"].reason
         assert [vs[n].verdict for n in ("L", "c1", "c2")] == ["proved"] * 3, replay
+
+
+@pytest.mark.parametrize("text", [
+    "opaque f (m : Nat) : ℝ\n"
+    "theorem L (h : ∀ (n : Nat) (i : Fin n), f n = 0) : f 1 = 0 := by rw [h]\n"
+    "theorem bad (n : Nat) (hg : ∀ (p : Nat) (i : Fin n), f p = 0) : f 1 = 0 := by rw [L]\n",
+    "opaque f (m : Nat) : ℝ\n"
+    "theorem L (h : ∀ (n : Nat) (i : Fin (2 * n)), f n = 0) : f 1 = 0 := by rw [h]\n"
+    "theorem bad (n : Nat) (hg : ∀ (p : Nat) (i : Fin (n * 2)), f p = 0) : f 1 = 0 := "
+    "by rw [L]\n",
+    "opaque f (m : Nat) : ℝ\n"
+    "theorem L (k : Nat) (hk : 0 < k) (h : ∀ (m : Nat) (i : Fin k), f m = 0) : f 0 = 0 := "
+    "by rw [h]\n"
+    "theorem bad (hg : ∀ (n : Nat) (i : Fin n), f n = 0) (n : Nat) (hn : 0 < n) : f 0 = 0 := "
+    "by rw [L]\n",
+], ids=["bound_n_against_free_n", "as_polynomials", "bound_name_escapes"])
+def test_matching_renames_a_binder_groups_types(tmp_path: Path, text: str) -> None:
+    """Sixty-seventh review: `match` compared the binder types of a `∀`/`fun`/`∑` group as
+    written, so the `n` of `Fin n` bound by the group's first binder met a free `n` of the
+    same spelling, or a pattern variable was bound to a name bound there: the engine alone
+    proved false statements (n = 0 and f ≡ 1 make `hg` vacuous; f 1 = 1), the kernel refused
+    them.  Types are matched under the same fresh names as the bodies now."""
+    root = _write(tmp_path, {"t.lemma": text})
+    for replay in (True, False):
+        verdicts = {v.name: v.verdict for v in
+                    check_paths([root], Options(replay=replay, search_seconds=0)).verdicts}
+        assert verdicts == {"L": "proved", "bad": "unknown"}, (replay, verdicts)

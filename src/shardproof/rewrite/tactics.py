@@ -297,28 +297,32 @@ def match(pat: T.Term, t: T.Term, vars_: set[str], sub: dict[str, T.Term], genv:
         if isinstance(pat, T.Lam) and pat.vec is not None and t.vec is not None and \
                 pat.vec != t.vec:
             return False
+        # Binders paired in order under common fresh names (`@` is in no identifier), in the
+        # types after them as in the bodies, as the kernel's `_congruent` does: a later type's
+        # `n` bound by an earlier binder is not a free `n` of the same spelling (the
+        # sixty-seventh review: `∀ (n : Nat) (i : Fin n), …` matched `∀ (p : Nat) (i : Fin
+        # n), …` with a free `n`). A value bound here, in a type or the body, may not mention
+        # them (it would escape its binder).
         saved0 = dict(sub)
+        ren_p: dict[str, T.Term] = {}
+        ren_t: dict[str, T.Term] = {}
+        inner = set(vars_)
         for pb, tb in zip(pat.binders, t.binders):
-            if (pb.ty is None) != (tb.ty is None):
-                return False
-            if pb.ty is not None and not match(pb.ty, tb.ty, vars_, sub, genv, size_vars):
+            if (pb.ty is None) != (tb.ty is None) or pb.ty is not None and not match(
+                    subst_capture_free(pb.ty, ren_p), subst_capture_free(tb.ty, ren_t), inner,
+                    sub, genv, size_vars):
                 sub.clear()
                 sub.update(saved0)
                 return False
-        # Both bodies under fresh names for the term's binders (`@` is in no identifier): a
-        # value bound before, which mentions an outer variable of the same name, cannot meet
-        # the bound one, and a value bound here may not mention them (it would escape).
-        fresh = {tb.name: f"{tb.name}@m{next(_FRESH)}" for tb in t.binders}
-        tbody = subst_capture_free(t.body, {n: T.Var(f) for n, f in fresh.items()})
-        body = subst_capture_free(pat.body, {pb.name: T.Var(fresh[tb.name])
-                                             for pb, tb in zip(pat.binders, t.binders)})
-        inner = vars_ - {pb.name for pb in pat.binders}
-        saved = dict(sub)
-        ok = match(body, tbody, inner, sub, genv, size_vars) and not any(
-            set(fresh.values()) & T.free_names(v) for k, v in sub.items() if saved.get(k) is not v)
+            ren_p[pb.name] = ren_t[tb.name] = T.Var(f"{tb.name}@m{next(_FRESH)}")
+            inner.discard(pb.name)
+        fresh = {v.name for v in ren_t.values()}
+        ok = match(subst_capture_free(pat.body, ren_p), subst_capture_free(t.body, ren_t), inner,
+                   sub, genv, size_vars) and not any(
+            fresh & T.free_names(v) for k, v in sub.items() if saved0.get(k) is not v)
         if not ok:
             sub.clear()
-            sub.update(saved)
+            sub.update(saved0)
         return ok
     pp, tp = _parts(pat), _parts(t)
     if pp is None or tp is None or len(pp) != len(tp):
