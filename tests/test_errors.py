@@ -77,6 +77,10 @@ CASES = [
          "a.lemma:1:45", "unexpected end of file; expected a tactic", "t"),
     Case("bare_rw", {"a.lemma": H + "x = x := by norm; rw\n"},
          "a.lemma:1:53", "`rw` needs a list of what to rewrite with: `rw [h]`", "t"),
+    # sixty-sixth review: the message listed `∑` among the expected tokens while refusing it
+    Case("sum_after_an_operator", {"a.lemma": "theorem t (R : Nat) (x : Vec R) (y : ℝ) : "
+                                              "y * ∑ (i : Fin R), x i = 0\n"},
+         "a.lemma:1:47", "after an operator, a `∑` needs parentheses, `y * (∑ …)`", "t"),
     Case("bad_attribute", {"a.lemma": "@[foo x] opaque f (x : ℝ) : ℝ\n"},
          "a.lemma:1:3", "unknown attribute `@[foo x]`", "f"),
     Case("unterminated_comment", {"a.lemma": "/- a comment\n" + H + "x = x\n"},

@@ -54,6 +54,7 @@ def _parser() -> Lark:
 _TERM_STARTS = {"a name", "a number", "`(`", "`-`", "`![`", "`∑`", "`Σ`", "`∀`", "`∃`", "`λ`",
                 "`fun`", "`if`", "`sum`", "`forall`", "`exists`"}
 _A_TERM = "a term (a name, a number, `(`, `fun`, `∑`, …)"
+_AN_OPERAND = "a term (a name, a number, `(`, …)"     # where a `∑`/`fun` cannot start one
 
 
 def _describe_expected(expected: set[str]) -> str:
@@ -72,7 +73,8 @@ def _describe_expected(expected: set[str]) -> str:
     if {"a name", "a number", "`(`"} <= words:   # Lark lists every token a term may begin
         # with (the set differs from place to place: `x + ∀` is not a term): say "a term"
         others = sorted(words - _TERM_STARTS)
-        return _A_TERM + "".join(f" or {w}" for w in others)
+        what = _A_TERM if "`∑`" in words else _AN_OPERAND
+        return what + "".join(f" or {w}" for w in others)
     ordered = sorted(words)
     if len(ordered) > 8:
         ordered = ordered[:8] + ["…"]
@@ -933,6 +935,11 @@ def _convert(exc: UnexpectedInput, text: str, path: str) -> ParseError:
             tactic = re.search(r"(unfold|rw)[ \t]*$", text[:pos]).group(1)
             msg = (f"unexpected {found}: `{tactic}` takes a list in brackets here, "
                    f"`{tactic} [{tok}]`")
+        elif str(tok) in ("∑", "Σ", "∀", "∃", "fun", "λ") and expected.startswith(_AN_OPERAND):
+            # `y * ∑ i, x i`: Lean reads it too, but here a binder form after an operator
+            # takes parentheses (its body would otherwise run to the end of the line)
+            msg = (f"unexpected {found}: after an operator, a `{tok}` needs parentheses, "
+                   f"`y * ({tok} …)`")
         elif str(tok) in _TACTICS and src_line[:col - 1].strip() == "" and ";" in expected:
             # a tactic on a line of its own, as in Lean 4 (the fifty-seventh review)
             msg = (f"unexpected {found} at the start of a line: here tactics are separated by "
