@@ -929,10 +929,10 @@ def _convert(exc: UnexpectedInput, text: str, path: str) -> ParseError:
                    "read here: the prelude's `sqrt`, `exp`, …, a sum `∑ (i : Fin n), …`, a cast "
                    "`(e : ℝ)` (docs/language.md lists the names)")
         elif tok.type == "NAME" and "LSQB" in expected_names and \
-                re.search(r"(?:^|[\s;])(unfold|rw)[ \t]*$", text[:pos]) and \
+                (lean_tactic := re.search(r"(?:^|[\s;])(unfold|rw)[ \t]*$", text[:pos])) and \
                 src_line[:col - 1].strip():    # (a tactic on the next line: the message below)
             # Lean's `unfold f g` / `rw [h]`: here both take a bracketed list
-            tactic = re.search(r"(unfold|rw)[ \t]*$", text[:pos]).group(1)
+            tactic = lean_tactic.group(1)
             msg = (f"unexpected {found}: `{tactic}` takes a list in brackets here, "
                    f"`{tactic} [{tok}]`")
         elif str(tok) in ("∑", "Σ", "∀", "∃", "fun", "λ") and expected.startswith(_AN_OPERAND):

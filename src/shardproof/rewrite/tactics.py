@@ -559,14 +559,8 @@ def replace_like(t: T.Term, path: list[int], new: T.Term) -> tuple[T.Term, list[
     return t, paths
 
 
-class _Matched:
-    """`it matches `…``, the subterm printed only when a message is made of it."""
-
-    def __init__(self, t: T.Term) -> None:
-        self.t = t
-
-    def __format__(self, spec: str) -> str:
-        return f"it matches `{pretty(self.t)[:80]}`"
+def _matches(t: T.Term) -> str:
+    return f"it matches `{pretty(t)[:80]}`"
 
 
 def rewrite_once(goal: Goal, rule: RwRule, prove_eq=None,
@@ -591,10 +585,9 @@ def rewrite_once(goal: Goal, rule: RwRule, prove_eq=None,
         sub: dict[str, T.Term] = {}
         if not match(rule.lhs, sub_t, rule.vars, sub, goal.genv, rule.size_vars):
             continue
-        at = _Matched(sub_t)           # (printed only when a miss is recorded)
         first = len(sub)
         if not _indices_in_range(rule, sub, fins, goal, bound):
-            miss(lambda: f"{at}, but an index of the instance is not shown in range")
+            miss(lambda: f"{_matches(sub_t)}, but an index of the instance is not shown in range")
             continue
         try:
             notes, open_ = [], []
@@ -605,14 +598,15 @@ def rewrite_once(goal: Goal, rule: RwRule, prove_eq=None,
                 # (matched to a goal hypothesis, every variable of it was bound by the match)
                 open_.append(was_open and not kind.startswith("hyp:"))
         except TacticError:
-            miss(lambda: f"{at}, but its hypothesis `{hname} : "
+            miss(lambda: f"{_matches(sub_t)}, but its hypothesis `{hname} : "
                  f"{pretty(beta(subst_capture_free(h, sub)))[:120]}` does not follow "
                  "from the goal's hypotheses (is one missing?)")
             continue
         missing = [v for v in T.free_names(rule.rhs) & rule.vars if v not in sub]
         if missing:
-            miss(lambda: f"{at}, but nothing gives `{'`, `'.join(sorted(missing))}` (a "
-                 "variable of the right side only: give it in a hypothesis the goal has)")
+            miss(lambda: f"{_matches(sub_t)}, but nothing gives "
+                 f"`{'`, `'.join(sorted(missing))}` (a variable of the right side only: give "
+                 "it in a hypothesis the goal has)")
             continue
         # A `Fin` variable of the rule that nothing bound (a `∀ (r : Fin R)` whose `r` is
         # unused) still needs a value: the rule holds vacuously when its range is empty.
@@ -633,22 +627,22 @@ def rewrite_once(goal: Goal, rule: RwRule, prove_eq=None,
                     how, kind = discharge(h, goal, rule, dict(sub), prove_eq)
                     notes[k] = {"hyp": hname, "how": how, "kind": kind}
         except TacticError:
-            miss(lambda: f"{at}, but its hypothesis `{hname} : "
+            miss(lambda: f"{_matches(sub_t)}, but its hypothesis `{hname} : "
                  f"{pretty(beta(subst_capture_free(h, sub)))[:120]}` does not follow "
                  "at the instance its other hypotheses give")
             continue
         left = sorted(rule.vars - set(sub))      # (one only a type mentions: `n` of `Fin n`)
         if left:
-            miss(lambda: f"{at}, but nothing gives `{'`, `'.join(left)}` (give it in a "
-                 "hypothesis the goal has)")
+            miss(lambda: f"{_matches(sub_t)}, but nothing gives `{'`, `'.join(left)}` (give "
+                 "it in a hypothesis the goal has)")
             continue
         # (with nothing bound since the first check, and nothing left unbound, it saw it all)
         if len(sub) > first and not _indices_in_range(rule, sub, fins, goal, bound, final=True):
-            miss(lambda: f"{at}, but an index of the instance is not shown in range")
+            miss(lambda: f"{_matches(sub_t)}, but an index of the instance is not shown in range")
             continue
         if typed is not None and not typed(sub, path):
-            miss(lambda: f"{at}, but the instance does not have the types of the lemma's "
-                 "variables")
+            miss(lambda: f"{_matches(sub_t)}, but the instance does not have the types of the "
+                 "lemma's variables")
             continue
         for hname, h in rule.hyps:
             inst = subst_capture_free(h, sub)
