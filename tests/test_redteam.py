@@ -860,3 +860,22 @@ def test_matching_renames_a_binder_groups_types(tmp_path: Path, text: str) -> No
         verdicts = {v.name: v.verdict for v in
                     check_paths([root], Options(replay=replay, search_seconds=0)).verdicts}
         assert verdicts == {"L": "proved", "bad": "unknown"}, (replay, verdicts)
+
+
+def test_a_size_tie_after_its_value_replays(tmp_path: Path) -> None:
+    """Sixty-fifth review: `(ha2 : a = 2) (hab : a = b)` proved in the engine but not in the
+    kernel (its definitions took `a := 2` and then skipped `a = b`, so `b` stayed free); the
+    other order replayed.  `a = b` after `a := 2` now gives `b := a`.  False twins: `b = 3`,
+    a tie to a variable of another type, and a tie through an application are refused."""
+    root = _write(tmp_path, {"t.lemma": """
+theorem t1 (a b : Nat) (ha2 : a = 2) (hab : a = b) : (a : ℝ) = (b : ℝ) := by norm
+theorem t2 (a b : Nat) (ha2 : a = 2) (hab : a = b) : b = 2 := by norm
+theorem t3 (a b c : Nat) (ha2 : a = 2) (hab : a = b) (hbc : b = c) : c + b = 4 := by norm
+theorem f1 (a b : Nat) (ha2 : a = 2) (hab : a = b) : b = 3 := by norm
+theorem f2 (a b c : Nat) (ha2 : a = 2) (hab : a = b) (hbc : c = b) : c = 3 := by norm
+"""})
+    for replay in (True, False):
+        got = {v.name: v.verdict for v in check_paths(
+            [root], Options(search_seconds=2.0, replay=replay)).verdicts}
+        assert got == {"t1": "proved", "t2": "proved", "t3": "proved", "f1": "refuted",
+                       "f2": "refuted"}, (replay, got)

@@ -578,8 +578,11 @@ def definitions(goal: Goal) -> dict[str, T.Term]:
         if not (isinstance(h, T.Cmp) and h.op == "="):
             continue
         head, args = (h.lhs.fn, h.lhs.args) if isinstance(h.lhs, T.App) else (h.lhs, ())
-        if isinstance(head, T.Var) and isinstance(out.get(head.name), T.Var) and not bs:
-            head = out[head.name]                  # a chain of ties: a = b, a = 3 gives b := 3
+        for _ in out if isinstance(head, T.Var) and not bs else ():   # a chain of ties: a = b,
+            head = out[head.name] if isinstance(out.get(head.name), T.Var) else head  # a = 3: b := 3
+        if isinstance(h.lhs, T.Var) and head.name in out and isinstance(h.rhs, T.Var) and not bs \
+                and goal.types.get(h.rhs.name) == goal.types.get(h.lhs.name):
+            h, head = T.Cmp("=", h.rhs, h.lhs), h.rhs          # a = 3, a = b gives b := a
         if not isinstance(head, T.Var) or head.name not in goal.types or head.name in out or \
                 head.name in T.free_names(h.rhs) or list(args) != [T.Var(b.name) for b in bs] \
                 or len({b.name for b in bs}) != len(bs):          # ∀ r, ∀ r: only a diagonal
