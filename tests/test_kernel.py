@@ -964,7 +964,18 @@ def test_a_cast_makes_natural_arithmetic_real(tmp_path: Path) -> None:
         "theorem p15 (n : Nat) : apN (fun (m : Nat) => m) n = n := by unfold [apN]; norm\n"
         "theorem p16 (n : Nat) (x : ℝ) : apN (fun (m : Nat) => 2 * m) n * x = (n + n) * x := "
         "by norm\n"
-        "theorem f6 (n : Nat) : apN (fun (m : Nat) => m + 1) n = n := by norm\n")
+        "theorem f6 (n : Nat) : apN (fun (m : Nat) => m + 1) n = n := by norm\n"
+        # ... and a curried `fun m => fun k => …` (the inner `fun` gets the arrow's rest; its
+        # binder's type was not inferred, an input error)
+        "def ap2 (f : Nat → Nat → Nat) : Nat := f 1 2\n"
+        "def apR (f : Nat → Nat → ℝ) : ℝ := f 1 2\n"
+        "theorem p17 : ap2 (fun m => fun k => m + k) = 3 := by unfold [ap2]; norm\n"
+        "theorem p18 : apR (fun m => fun k => m - k) = -1 := by unfold [apR]; norm\n"
+        "theorem f7 : ap2 (fun m => fun k => m + k) = 4 := by unfold [ap2]; norm\n"
+        "theorem f8 : apR (fun m => fun k => m - k) = 0 := by unfold [apR]; norm\n"
+        "def apV (f : Nat → Vec 2) : ℝ := f 1 0\n"
+        "theorem p19 : apV (fun m => fun i => m) = 1 := by unfold [apV]; norm\n"
+        "theorem f9 : apV (fun m => fun i => m) = 2 := by unfold [apV]; norm\n")
     for rep in (True, False):
         vs = {v.name: v.verdict for v in
               Checker(Options(search_seconds=1.0, replay=rep)).check_file(case)}
@@ -974,7 +985,9 @@ def test_a_cast_makes_natural_arithmetic_real(tmp_path: Path) -> None:
                       "p6": "proved", "p7": vs["p7"], "p8": "proved", "p9": "proved",
                       "p10": "proved", "p11": "proved", "p12": "proved", "f3": "refuted",
                       "p13": "proved", "f4": "refuted", "p14": "proved", "f5": "refuted",
-                      "p15": "proved", "p16": "proved", "f6": "refuted"}, (rep, vs)
+                      "p15": "proved", "p16": "proved", "f6": "refuted", "p17": "proved",
+                      "p18": "proved", "f7": "refuted", "f8": "refuted", "p19": "proved",
+                      "f9": "refuted"}, (rep, vs)
         assert vs["p7"] != "refuted"
 
 

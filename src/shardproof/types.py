@@ -545,8 +545,9 @@ class Elaborator:
                 if isinstance(e, FunT):
                     doms.append(e.dom)
                     e = e.cod
-            if isinstance(e, (RealT, NatT)):  # `fun (m : Nat) => m - 1` as a `Nat → ℝ`: a real
-                body_expected = e          # body, as Lean elaborates it against the codomain
+            if isinstance(e, (RealT, NatT, FunT, VecT)):  # `fun (m : Nat) => m - 1` as `Nat → ℝ`:
+                body_expected = e    # a real body, as Lean elaborates it against the codomain;
+                #                      a curried `fun m => fun k => …` gets the rest of the arrow
         elif isinstance(expected, VecT) and any(b.ty is None for b in t.binders):
             sizes = split_size(expected.size, len(t.binders))
             if sizes is None:
@@ -1417,6 +1418,14 @@ def _mismatch(t: T.Term, want: Ty, got: Ty, ctx: Ctx, what: str = "this term"):
                f"({pretty(want.size)} ≠ {pretty(got.size)} as polynomials)")
     else:
         msg = f"type mismatch in {what}: expected {want}, got {got}"
+        body = t        # (a `fun m => if …` where a `Nat → Nat` is expected: its body)
+        while isinstance(body, T.Lam) and isinstance(want, FunT) and isinstance(got, FunT):
+            for _ in body.binders:
+                want, got = getattr(want, "cod", want), getattr(got, "cod", got)
+            body = body.body
+        if isinstance(want, NatT) and isinstance(got, RealT) and isinstance(body, (T.Ite, T.Sum)):
+            msg += (f" ({'an `if`' if isinstance(body, T.Ite) else 'a `∑`'} is always a real "
+                    "number here: sizes are polynomials, with no cases or sums; make the type ℝ)")
     return _err(msg, t, ctx)
 
 
