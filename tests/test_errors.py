@@ -419,6 +419,12 @@ CASES = [
     Case("natural_subtraction_in_a_nat_fun", {"a.lemma": "def ap (g : Nat → Nat) (n : Nat) : Nat "
           ":= g n\ntheorem t (n : Nat) : ap (fun (m : Nat) => m - 1) n = n := by norm\n"},
          "a.lemma:2:44", "sizes and indices are natural numbers: no subtraction", "t"),
+    # sizes are polynomials: an `if` or a `∑` is a real, and the message says so
+    Case("if_as_a_nat_fun_body", {"a.lemma": "def ap (g : Nat → Nat) (n : Nat) : Nat := g n\n"
+          "theorem t : ap (fun m => if m = 0 then 1 else m) 0 = 1 := by norm\n"},
+         "a.lemma:2:17", "(an `if` is always a real number here: sizes are polynomials", "t"),
+    Case("sum_as_a_nat_def", {"a.lemma": "def g (n : Nat) : Nat := ∑ (i : Fin n), 1\n"},
+         "a.lemma:1:26", "(a `∑` is always a real number here", "g"),
     Case("vec_with_two_sizes", {"a.lemma": "theorem t (n : Nat) (x : Vec n n) : x = x\n"},
          "a.lemma:1:26", "`Vec` takes one size, got 2", "t"),
     Case("unknown_type", {"a.lemma": "theorem t (n : Nat) (x : Foo n) : x = x\n"},
