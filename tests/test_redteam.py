@@ -879,3 +879,31 @@ theorem f2 (a b c : Nat) (ha2 : a = 2) (hab : a = b) (hbc : c = b) : c = 3 := by
             [root], Options(search_seconds=2.0, replay=replay)).verdicts}
         assert got == {"t1": "proved", "t2": "proved", "t3": "proved", "f1": "refuted",
                        "f2": "refuted"}, (replay, got)
+
+
+def test_rw_matches_a_vector_literal_entry_by_entry(tmp_path: Path) -> None:
+    """Sixty-ninth review: `match` had no case for `![…]`, so a lemma with a literal never
+    matched and `rw` blamed a hypothesis the goal had word for word.  Entries are matched one
+    by one: a literal with another entry, or another length, is not an instance (false twins
+    refuted, and `rw` there says it did not match)."""
+    root = _write(tmp_path, {"t.lemma": """
+theorem L (a : ℝ) : ![a, 0] 0 = a := by norm
+theorem g (b : ℝ) : ![b, 0] 0 + 1 = b + 1 := by rw [L]; norm
+theorem f1 (b : ℝ) : ![b, 0] 0 + 1 = b + 2 := by rw [L]; norm
+theorem n1 (b : ℝ) : ![b, 1] 0 + 1 = b + 1 := by rw [L]; norm
+theorem n2 (b : ℝ) : ![b, 0, 0] 0 + 1 = b + 1 := by rw [L]; norm
+def F (x : Fin 2 → Vec 1) : Vec 1 := x 0
+theorem H (y : ℝ) (x : Fin 2 → Vec 1) (h : ∀ (r : Fin 2), x r = ![y]) : F x 0 = y := by norm
+theorem good (y : ℝ) (z : Fin 2 → Vec 1) (hz : ∀ (r : Fin 2), z r = ![y]) : F z 0 = y := by
+  rw [H]
+theorem f2 (y : ℝ) (z : Fin 2 → Vec 1) (hz : ∀ (r : Fin 2), z r = ![y + 1]) : F z 0 = y := by
+  rw [H]
+"""})
+    for replay in (True, False):
+        vs = {v.name: v for v in check_paths([root], Options(search_seconds=2.0,
+                                                              replay=replay)).verdicts}
+        got = {k: v.verdict for k, v in vs.items()}
+        assert got == {"L": "proved", "g": "proved", "f1": "refuted", "n1": "unknown",
+                       "n2": "unknown", "H": "proved", "good": "proved",
+                       "f2": "refuted"}, (replay, got)
+        assert "did not match" in vs["n1"].reason and "did not match" in vs["n2"].reason
