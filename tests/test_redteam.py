@@ -907,3 +907,41 @@ theorem f2 (y : ℝ) (z : Fin 2 → Vec 1) (hz : ∀ (r : Fin 2), z r = ![y + 1]
                        "n2": "unknown", "H": "proved", "good": "proved",
                        "f2": "refuted"}, (replay, got)
         assert "did not match" in vs["n1"].reason and "did not match" in vs["n2"].reason
+
+
+def test_a_block_tie_stated_at_n_times_r_closes(tmp_path: Path) -> None:
+    """Sixty-eighth review: a block's tie with its conclusion at `N * R` (not `R * N`): every
+    rewrite succeeded, then the closing comparison met `(f a) b` against `(f a') b` (β leaves
+    such spines) and compared the heads `f a`, `f a'` as written, so `R * N` ≠ `N * R`; the
+    fallback `norm` gave up on the whole block ("a key of more than 50,000 nodes").  A false
+    twin (the shard of replica 0) is not proved."""
+    import shutil
+
+    from shardproof.check import Checker
+    lib = Path(__file__).resolve().parents[1] / "lemmas"
+    root = tmp_path / "lemmas"
+    shutil.copytree(lib / "kit", root / "kit")
+    (root / "nets" / "blocks").mkdir(parents=True)
+    shutil.copy(lib / "nets" / "ops.lemma", root / "nets" / "ops.lemma")
+    shutil.copy(lib / "nets" / "blocks" / "r34Id.lemma", root / "nets" / "blocks" / "r34Id.lemma")
+    (root / ".lemmaroot").write_text("")
+    head = """import nets.blocks.r34Id
+
+theorem {name} (R N c k h w : Nat) (ε : ℝ) (θb : Vec (2 * c * c * k * k + 4 * c))
+    (xr : Fin R → Vec (N * (c * h * w))) (X : Vec ((R * N) * (c * h * w))) (hR : 0 < R)
+    (hm0 : N * (h * w) ≠ 0) (hx : ∀ r, xr r = shard R N (c * h * w) X r) (r : Fin R) :
+    r34IdSync R N c k h w ε θb xr r = shard R N (c * h * w) (r34Id (N * R) c k h w ε θb X) {at}
+    := by
+  unfold [r34IdSync]; rw [convB_shard, den_bnSyncSiteLA, den_relu_shard, convB_shard,
+    den_bnSyncSiteLA, addVB_shard_nets, den_relu_shard]
+"""
+    (root / "t.lemma").write_text(head.format(name="nr", at="r") + "\n" +
+                                  head.format(name="nr0", at="0").replace(
+                                      "import nets.blocks.r34Id\n", ""))
+    for replay in (True, False):
+        vs = {v.name: v for v in Checker(Options(search_seconds=0.0, replay=replay))
+              .check_file(root / "t.lemma") if v.name in ("nr", "nr0")}
+        assert {k: v.verdict for k, v in vs.items()} == {"nr": "proved", "nr0": "unknown"}
+        # closed by the comparison after the rewrites, not by a `norm` of the whole block
+        # (which a larger block, the review's own, was too big for)
+        assert vs["nr"].trace[-1]["rule"] == "defeq", vs["nr"].trace[-1]

@@ -208,10 +208,13 @@ def defeq(a: T.Term, b: T.Term, genv: GlobalEnv, fuel: list[int]) -> bool:
             return arith.sizes_equal(a, b)
         except arith.NotASize:
             return False
+    a, b = _flat_app(a), _flat_app(b)    # `(f x) y` is `f x y`: the heads are then names
     ha = a.fn if isinstance(a, T.App) else a
     hb = b.fn if isinstance(b, T.App) else b
     if type(a) is type(b) and not isinstance(a, (T.App, T.Var)):
         ca, cb = _parts(a), _parts(b)
+        if isinstance(a, (T.Lam, T.Sum, T.Forall)) and ca[0] == cb[0]:   # binders' types up
+            ca, cb = ca[:1] + list(ca[1]) + ca[2:], cb[:1] + list(cb[1]) + cb[2:]   # to δ/sizes
         if ca is not None and cb is not None and len(ca) == len(cb) and \
                 all(x == y if not isinstance(x, T.Term) else defeq(x, y, genv, fuel)
                     for x, y in zip(ca, cb)):
@@ -671,6 +674,14 @@ def _global_binder(t: T.Term, genv: GlobalEnv) -> bool:
             return True
         todo.extend(c for c in u.children() if not isinstance(c, T.Binder))
     return False
+
+
+def _flat_app(t: T.Term) -> T.Term:
+    """``(f a) b`` as ``f a b`` (β leaves such spines where a `fun` became an application;
+    compared by head, ``f a`` against ``f a'`` would need ``a = a'`` as written)."""
+    while isinstance(t, T.App) and isinstance(t.fn, T.App):
+        t = T.App(t.fn.fn, t.fn.args + t.args, span=t.span)
+    return t
 
 
 def close_by_defeq(goal: Goal, fuel: int = 20000) -> bool:
