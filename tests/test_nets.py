@@ -398,3 +398,41 @@ def test_blocks_that_do_not_fit_together_are_named_by_the_renderer():
                                          r"block 'b1' gives 16"):
         NetRenderer(bad, infos)
     NetRenderer(net, infos)                      # the real one fits
+
+
+def test_render_net_writes_a_net_of_your_own_beside_the_kit(tmp_path: Path) -> None:
+    """Sixty-eighth review: rendering one's own net meant registering it in the installed
+    package or calling four undocumented functions, and the files then claimed the repository's
+    tests kept them up to date.  `render_net` writes the net's templates, T2 and T3 (and, when
+    asked, the two must-fail files under `negative/`) into a lemma root that holds the kit;
+    the files say how they were written; a wrong census or a root without the kit is named."""
+    from shardproof.nets import render_net
+    from shardproof.nets.resnet34 import BASIC_ID, HEAD, STEM
+    from shardproof.nets.spec import Block, Net
+    blocks = [Block(STEM, "stem", {"ic": 3, "oc": 4, "k": 3}),
+              Block(BASIC_ID, "b1", {"c": 4, "k": 3}), Block(HEAD, "head", {"c": 4})]
+    net = Net(key="tiny", title="Tiny", short="ti", fwd_name="tinyFwd", sync_name="tinyFwdSync",
+              t2_name="tinyFwdSync_shard", tied_name="tinyTied", t3_name="tiny_tied", cin=3,
+              base="1", input_level=2, blocks=blocks, census=0, bn_sites=0)
+    root = tmp_path / "lemmas"
+    with pytest.raises(ValueError, match=r"has no \.lemmaroot, no kit, no nets/ops\.lemma"):
+        render_net(net, root)
+    lib = Path(__file__).resolve().parents[1] / "lemmas"
+    shutil.copytree(lib / "kit", root / "kit")
+    (root / "nets").mkdir()
+    shutil.copy(lib / "nets" / "ops.lemma", root / "nets" / "ops.lemma")
+    (root / ".lemmaroot").write_text("")
+    with pytest.raises(ValueError, match="says census=7, but its blocks have"):
+        render_net(dataclasses.replace(net, census=7), root)
+    written = {p.relative_to(root).as_posix() for p in render_net(net, root, negatives=True)}
+    assert written == {"nets/blocks/resStem.lemma", "nets/blocks/r34Id.lemma",
+                       "nets/blocks/resHead.lemma", "nets/tiny.lemma", "nets/tiny_step.lemma",
+                       "negative/tiny_perreplica.lemma", "negative/tiny_unscaled_step.lemma"}
+    text = (root / "nets" / "tiny.lemma").read_text()
+    assert "Written by `shardproof.nets.render_net`" in text and "test_nets.py" not in text
+    assert render_net(net, root, negatives=True) == []          # nothing changed: no rewrite
+    ck = Checker(Options(search_seconds=0.0))
+    vs = [v for f in (root / "nets" / "tiny.lemma", root / "nets" / "tiny_step.lemma")
+          for v in ck.check_file(f)]
+    assert vs and all(v.verdict == "proved" for v in vs), [(v.name, v.reason) for v in vs
+                                                           if v.verdict != "proved"]

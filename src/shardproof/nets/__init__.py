@@ -1,8 +1,9 @@
 """Network descriptions of the five data-parallel nets and their renderer.
 
-``NETS`` maps a key (``resnet34`` …) to its :class:`~shardproof.nets.spec.Net`; ``TEMPLATES`` is
-the list of block templates in render order.  ``python -m shardproof.nets render`` writes the
-`.lemma` files under ``lemmas/nets/``; see ``docs/networks.md``.
+``NETS`` maps a key (``resnet34`` …) to its :class:`~shardproof.nets.spec.Net`; ``templates()``
+lists the block templates in render order.  ``python -m shardproof.nets render`` writes the
+`.lemma` files under ``lemmas/nets/``; ``render_net(net, root)`` writes a net of your own into
+a lemma root; see ``docs/networks.md``.
 """
 
 from __future__ import annotations
@@ -25,4 +26,11 @@ def templates() -> list[Template]:
     return out
 
 
-__all__ = ["NETS", "Net", "Template", "templates"]
+def __getattr__(name: str):
+    if name == "render_net":            # (lazily: `files` imports this module)
+        from .files import render_net
+        return render_net
+    raise AttributeError(name)
+
+
+__all__ = ["NETS", "Net", "Template", "templates", "render_net"]

@@ -5,14 +5,19 @@ divided by the global batch (T3)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import Path
+
 from . import NETS, templates
 from .render import (
+    GEN_NOTE,
     NetRenderer,
     TemplateInfo,
     render_blocks,
     render_negative,
     render_negative_step,
 )
+from .spec import Net
 
 
 def _render_templates() -> tuple[dict[str, str], dict[str, TemplateInfo]]:
@@ -39,3 +44,53 @@ def render_negatives() -> dict[str, str]:
         out[f"nets_negative/{key}_perreplica.lemma"] = render_negative(net, infos) + "\n"
         out[f"nets_negative/{key}_unscaled_step.lemma"] = render_negative_step(net, infos) + "\n"
     return out
+
+
+def render_net(net: Net, root: str | Path, *, negatives: bool = False) -> list[Path]:
+    """Write one net of your own into the lemma root ``root``, beside the kit: its block
+    templates (``nets/blocks/<T>.lemma``), its forward tie (``nets/<key>.lemma``) and its step
+    tie (``nets/<key>_step.lemma``); with ``negatives``, also the two must-fail files (plain DDP
+    without SyncBatchNorm, and the loss divided by the global batch) under ``negative/``, which
+    ``shardproof check ROOT/nets`` leaves out.  Returns the paths written (a file already
+    holding the same text is not rewritten).
+
+    ``root`` must be a lemma root (``.lemmaroot``) holding the kit (``kit/``) and the network
+    ops (``nets/ops.lemma``) the files import: copy them from the repository's ``lemmas/``.  A ``census`` or ``bn_sites`` of 0
+    takes the rendered counts; any other value must match them.  Raises ``ValueError`` (with
+    the block named) when the blocks do not fit together."""
+    root = Path(root)
+    missing = [p for p in (".lemmaroot", "kit", "nets/ops.lemma") if not (root / p).exists()]
+    if missing:
+        raise ValueError(f"{root} has no {', no '.join(missing)}: copy the repository's "
+                         "lemmas/.lemmaroot, lemmas/kit and lemmas/nets/ops.lemma there first")
+    counts = {"census": len(net.params()), "bn_sites": net.bn_count()}
+    for name, n in counts.items():
+        if getattr(net, name) not in (0, n):
+            raise ValueError(f"the net {net.key!r} says {name}={getattr(net, name)}, but its "
+                             f"blocks have {n}")
+    net = replace(net, **counts)
+    names: list[str] = []
+    for b in net.blocks:
+        if b.template.name not in names:
+            names.append(b.template.name)
+    files, infos = render_blocks([next(b.template for b in net.blocks if b.template.name == n)
+                                  for n in names])
+    nr = NetRenderer(net, infos)
+    files[f"nets/{net.key}.lemma"] = nr.render_fwd() + "\n"
+    files[f"nets/{net.key}_step.lemma"] = nr.render_step() + "\n"
+    if negatives:
+        files[f"negative/{net.key}_perreplica.lemma"] = render_negative(net, infos) + "\n"
+        files[f"negative/{net.key}_unscaled_step.lemma"] = \
+            render_negative_step(net, infos) + "\n"
+    note = (f"GENERATED FILE — do not edit.  Written by `shardproof.nets.render_net` from the "
+            f"description of `{net.key}` (see `docs/networks.md`, Adding a network); render it "
+            "again after changing the description.")
+    written = []
+    for rel, text in files.items():
+        p = root / rel
+        text = text.replace(GEN_NOTE, note).replace("the repository's census", "its census")
+        if not p.exists() or p.read_text(encoding="utf-8") != text:
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text(text, encoding="utf-8")
+            written.append(p)
+    return written

@@ -1462,13 +1462,13 @@ _IMPORTS_KIT = ["kit.defs", "kit.relabel", "kit.pointwise", "kit.bn_site", "kit.
                 "kit.homog", "kit.collectives", "kit.divisor"]
 
 GEN_COMMAND = "python -m shardproof.nets render"
+GEN_NOTE = (f"GENERATED FILE — do not edit.  Written by `{GEN_COMMAND}` from the network "
+            "descriptions in `src/shardproof/nets/` (see `docs/networks.md`); "
+            "`tests/test_nets.py` checks that it is up to date.")
 
 
 def _gen_header(title: str, net: Net | None = None, extra: str = "") -> str:
-    lines = [f"/-! # {title}", "",
-             (f"GENERATED FILE — do not edit.  Written by `{GEN_COMMAND}` from the network "
-             "descriptions in `src/shardproof/nets/` (see `docs/networks.md`); "
-             "`tests/test_nets.py` checks that it is up to date.")]
+    lines = [f"/-! # {title}", "", GEN_NOTE]
     if net is not None:
         lines += ["", (f"{net.title}: {len(net.blocks)} blocks, "
                   f"{net.bn_count()} BatchNorm sites, {len(net.params())} parameters "
