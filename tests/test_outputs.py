@@ -205,3 +205,29 @@ def test_digits_of_family_sides_and_of_huge_values(tmp_path, capsys) -> None:
     assert cli.main(["check", "--no-cache", "--no-times", str(tmp_path / "c.lemma")]) == 1
     out = capsys.readouterr().out
     assert "refuted  m2" in out and "lhs = exp(1000)  (≈ 1.97007e+434)" in out, out
+
+
+def test_a_sum_that_is_a_factor_or_a_power_is_parenthesised_in_a_residual(tmp_path) -> None:
+    """Sixty-eighth review: `(Σ_i x[i])^2` and `Σ_i x[i]^2` both printed `Σ_{#1.0<n} x[#1.0]^2`,
+    so `(Σ x)^2 = Σ x^2` had the residual `Σ… x[#1.0]^2 - Σ… x[#1.0]^2`, which reads as zero; a
+    sum times a factor (`Σ_i x[i]·y`) read as the sum of `x[i]·y`.  A Σ's body is the product
+    after it: a sum raised to a power or multiplied by another factor is parenthesised."""
+    from shardproof.check import Options, check_paths
+    _root(tmp_path, {"r.lemma": (
+        "theorem r1 (n : Nat) (x : Vec n) : (∑ (i : Fin n) (j : Fin n), x i * x j) = 0 := by norm\n"
+        "theorem r2 (n : Nat) (x : Vec n) : (∑ (i : Fin n), x i ^ 2) = 0 := by norm\n"
+        "theorem r3 (n : Nat) (x : Vec n) : (∑ (i : Fin n), x i) ^ 2 = (∑ (i : Fin n), x i ^ 2)"
+        " := by norm\n"
+        "theorem r4 (n m : Nat) (x : Vec n) (z : Vec m) : (∑ (i : Fin n), x i) * (∑ (j : Fin m),"
+        " z j) = 0 := by norm\n"
+        "theorem r5 (n : Nat) (x : Vec n) (y : ℝ) (h : y ≠ 0) : y / (∑ (i : Fin n), x i) = 0"
+        " := by norm\n"
+        "theorem r6 (n : Nat) (x : Vec n) (y : ℝ) : 2 * (∑ (i : Fin n), x i) + y = 0 := by norm\n"
+        "theorem r7 (n : Nat) (x : Vec n) (y : ℝ) : (∑ (i : Fin n), x i) * y = 0 := by norm\n")})
+    vs = {v.name: v.residual for v in check_paths([tmp_path / "r.lemma"],
+                                                  Options(search_seconds=0)).verdicts}
+    assert vs == {"r1": "(Σ_{#1.0<n} x[#1.0])^2", "r2": "Σ_{#1.0<n} x[#1.0]^2",
+                  "r3": "(Σ_{#1.0<n} x[#1.0])^2 - Σ_{#1.0<n} x[#1.0]^2",
+                  "r4": "(Σ_{#1.0<m} z[#1.0])·(Σ_{#1.0<n} x[#1.0])",
+                  "r5": "y·1/(Σ_{#1.0<n} x[#1.0])", "r6": "y + 2·Σ_{#1.0<n} x[#1.0]",
+                  "r7": "y·(Σ_{#1.0<n} x[#1.0])"}, vs
