@@ -231,3 +231,27 @@ def test_a_sum_that_is_a_factor_or_a_power_is_parenthesised_in_a_residual(tmp_pa
                   "r4": "(Σ_{#1.0<m} z[#1.0])·(Σ_{#1.0<n} x[#1.0])",
                   "r5": "y·1/(Σ_{#1.0<n} x[#1.0])", "r6": "y + 2·Σ_{#1.0<n} x[#1.0]",
                   "r7": "y·(Σ_{#1.0<n} x[#1.0])"}, vs
+
+
+def test_a_search_stopped_by_an_evaluation_says_so(tmp_path) -> None:
+    """Sixty-eighth review: one float evaluation past the work budget (a ∑ over Fin 1500 ×
+    Fin 1500) ended the search, and the `unknown` reason said only that the normal forms differ;
+    a candidate whose exact re-check could not be evaluated (√ of a 2,000-bit number) was
+    dropped without a word.  Each now reaches the reason, with the first size and why."""
+    from shardproof.check import Options, check_paths
+    _root(tmp_path, {"s.lemma": (
+        "theorem big (x : Vec 1500) : (∑ (i : Fin 1500) (j : Fin 1500), x i * x j) = 0 := by norm\n"
+        "theorem at_n (n : Nat) (x : Vec (800 * n)) :\n"
+        "    (∑ (i : Fin (800 * n)) (j : Fin (800 * n)), x i * x j) = 0 := by norm\n"
+        "theorem root (x : ℝ) (h : x = 3 / 2) : sqrt (x ^ 800) = 0 := by norm\n")})
+    vs = {v.name: v for v in check_paths([tmp_path / "s.lemma"],
+                                         Options(search_seconds=0.25)).verdicts}
+    assert all(v.verdict == "unknown" for v in vs.values()), vs
+    stop = "the search stopped: one evaluation{} exceeded the work budget (0.25 nominal seconds, " \
+           "`--search-seconds`)"
+    assert vs["big"].reason.endswith("; " + stop.format("")), vs["big"].reason
+    assert stop.format(" at n = 1") in vs["at_n"].reason, vs["at_n"].reason
+    assert vs["root"].reason.endswith(
+        "; a candidate counterexample was found in floating point, but its exact re-check could "
+        "not be evaluated: a square root of more than 2,000 bits is not evaluated exactly"), \
+        vs["root"].reason

@@ -505,7 +505,10 @@ def _charge(units: int) -> None:
     """Count evaluation work; past the search's limit, end the evaluation (one can be long)."""
     WORK[0] += units
     if WORK[0] > WORK_LIMIT[0]:
-        raise EvalError("the work budget ran out inside one evaluation")
+        raise EvalError(BUDGET_RAN_OUT)
+
+
+BUDGET_RAN_OUT = "the work budget ran out inside one evaluation"
 
 
 def _work(arr: np.ndarray) -> int:
@@ -1957,6 +1960,27 @@ def _search(g: GlobalDecl, env: GlobalEnv, plan: _Plan, witness: bool,
     def skip(entries: int) -> None:      # sizes are not tried in data order (N = 2 before 1)
         once("float", f"the search skips sizes whose data has more than {FLOAT_ELEMENTS:,} "
                       f"entries (the first skipped: {entries:,})")
+
+    def failed(sizes: dict[str, int], e: EvalError, exact: bool) -> None:
+        # An evaluation that fails ends this size's draws (a float one) or drops a candidate
+        # (an exact one): said once each, with the first size and why (the sixty-eighth review:
+        # the search stopped on the work budget and the verdict said nothing of it).
+        at = ", ".join(f"{k} = {v}" for k, v in sizes.items())
+        why = str(e) if len(str(e)) <= 200 else str(e)[:199] + "…"
+        if exact:
+            what = "witness" if witness else "counterexample"
+            once("exact-eval", f"a candidate {what} was found in floating point"
+                               f"{f' at {at}' if at else ''}, but its exact re-check could not "
+                               f"be evaluated: {why}")
+        elif str(e) == BUDGET_RAN_OUT:
+            once("budget", f"the search stopped: one evaluation{f' at {at}' if at else ''} "
+                           f"exceeded the work budget ({budget[2] / WORK_PER_SECOND:g} "
+                           f"nominal seconds, `--search-seconds`)")
+        elif at:
+            once("float-eval", f"the search skipped sizes it could not evaluate (the first: "
+                               f"{at}: {why})")
+        else:
+            once("float-eval", f"the search could not evaluate the statement: {why}")
     for ci, sizes, kinds in _rounds(g, plan):
         entries = _entries_to_draw(g, plan, sizes)
         if entries > FLOAT_ELEMENTS:
@@ -1980,7 +2004,8 @@ def _search(g: GlobalDecl, env: GlobalEnv, plan: _Plan, witness: bool,
                 if af is None:
                     continue
                 hit = _locate(g, env, af, "float", witness)
-            except EvalError:
+            except EvalError as e:
+                failed(sizes, e, exact=False)
                 break
             if hit is None:
                 continue
@@ -2000,7 +2025,8 @@ def _search(g: GlobalDecl, env: GlobalEnv, plan: _Plan, witness: bool,
                 if ae is None:
                     continue
                 cx = _locate(g, env, ae, "exact", witness)
-            except EvalError:
+            except EvalError as e:
+                failed(sizes, e, exact=True)
                 continue
             finally:
                 WORK_LIMIT[0] = budget[0]
