@@ -255,3 +255,38 @@ def test_a_search_stopped_by_an_evaluation_says_so(tmp_path) -> None:
         "; a candidate counterexample was found in floating point, but its exact re-check could "
         "not be evaluated: a square root of more than 2,000 bits is not evaluated exactly"), \
         vs["root"].reason
+
+
+def test_a_long_exact_side_reads_in_digits_and_eulers_number_as_exp_1(tmp_path, capsys) -> None:
+    """Sixty-eighth review: a net's refuted block printed "the statement fails …: at index 1:
+    lhs = <2,700 characters>, rhs = <2,700 characters>" (a line of 5,494), and its `lhs =` line
+    the whole vector of such entries; and an exact `exp(1)` printed as sympy's `E`
+    (`28/(1 + E)**2`), which reads as a variable.  A long exact side now reads as its digits in
+    the summary (`lhs ≈ 2.10639`), an entry past 200 characters is cut in the text (whole in
+    the JSON), and Euler's number is `exp(1)` in the text and the JSON (`math.e` as Python)."""
+    terms = " + ".join(f"sqrt (x + {k}) / (1 + exp (sqrt (x + {k})))" for k in range(1, 13))
+    _root(tmp_path, {"e.lemma": (
+        "theorem e1 (x : ℝ) (h : x = 1) : 28 / (1 + exp x) ^ 2 = 0 := by norm\n"
+        f"theorem e2 (x : ℝ) (h : x = 1) : {terms} = 1 := by norm\n"
+        f"theorem e3 (x : ℝ) (v : Vec 2) (h : x = 1) (hv : v 0 = 1) :\n"
+        f"    (fun (i : Fin 2) => {terms} + v i) = v := by norm\n"
+        "theorem e4 (x : ℝ) (h : x = exp 1) : x = 0 := by norm\n")})
+    path = str(tmp_path / "e.lemma")
+    assert cli.main(["check", "--no-cache", "--no-times", path]) == 1
+    out = capsys.readouterr().out
+    assert "the statement fails: lhs = 28/(1 + exp(1))**2, rhs = 0\n" in out, out
+    assert "lhs = 28/(1 + exp(1))**2  (≈ 2.02523)\n" in out and "E" not in out, out
+    assert "the statement fails: lhs ≈ 2.10639, rhs = 1\n" in out, out
+    assert "the statement fails: at index 0: lhs ≈ 3.10639, rhs = 1\n" in out, out
+    assert "reals: x = exp(1)\n" in out and "lhs ≈ [3.10639, 4.10639]\n" in out, out
+    assert max(map(len, out.splitlines())) < 700, max(map(len, out.splitlines()))
+    assert cli.main(["check", "--no-cache", "--no-times", "--format", "json", path]) == 1
+    import json
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.strip()]
+    cex = {r["name"]: r["counterexample"] for r in rows if "name" in r}
+    assert cex["e1"]["lhs"] == "28/(1 + exp(1))**2" and cex["e4"]["assignment"]["reals"] == \
+        {"x": "exp(1)"} and cex["e4"]["python"].endswith("x = math.e"), cex
+    whole = cex["e2"]["lhs"]                       # the exact value stays whole in the JSON
+    assert len(whole) > 300 and "…" not in whole and whole.startswith("sqrt(13)/(1 + exp("), whole
+    assert cex["e2"]["message"] == "the statement fails: lhs ≈ 2.10639, rhs = 1", cex["e2"]
+    assert len(cex["e3"]["lhs"]) == 2 and all(len(x) > 300 for x in cex["e3"]["lhs"])
