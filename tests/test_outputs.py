@@ -205,3 +205,88 @@ def test_digits_of_family_sides_and_of_huge_values(tmp_path, capsys) -> None:
     assert cli.main(["check", "--no-cache", "--no-times", str(tmp_path / "c.lemma")]) == 1
     out = capsys.readouterr().out
     assert "refuted  m2" in out and "lhs = exp(1000)  (≈ 1.97007e+434)" in out, out
+
+
+def test_a_sum_that_is_a_factor_or_a_power_is_parenthesised_in_a_residual(tmp_path) -> None:
+    """Sixty-eighth review: `(Σ_i x[i])^2` and `Σ_i x[i]^2` both printed `Σ_{#1.0<n} x[#1.0]^2`,
+    so `(Σ x)^2 = Σ x^2` had the residual `Σ… x[#1.0]^2 - Σ… x[#1.0]^2`, which reads as zero; a
+    sum times a factor (`Σ_i x[i]·y`) read as the sum of `x[i]·y`.  A Σ's body is the product
+    after it: a sum raised to a power or multiplied by another factor is parenthesised."""
+    from shardproof.check import Options, check_paths
+    _root(tmp_path, {"r.lemma": (
+        "theorem r1 (n : Nat) (x : Vec n) : (∑ (i : Fin n) (j : Fin n), x i * x j) = 0 := by norm\n"
+        "theorem r2 (n : Nat) (x : Vec n) : (∑ (i : Fin n), x i ^ 2) = 0 := by norm\n"
+        "theorem r3 (n : Nat) (x : Vec n) : (∑ (i : Fin n), x i) ^ 2 = (∑ (i : Fin n), x i ^ 2)"
+        " := by norm\n"
+        "theorem r4 (n m : Nat) (x : Vec n) (z : Vec m) : (∑ (i : Fin n), x i) * (∑ (j : Fin m),"
+        " z j) = 0 := by norm\n"
+        "theorem r5 (n : Nat) (x : Vec n) (y : ℝ) (h : y ≠ 0) : y / (∑ (i : Fin n), x i) = 0"
+        " := by norm\n"
+        "theorem r6 (n : Nat) (x : Vec n) (y : ℝ) : 2 * (∑ (i : Fin n), x i) + y = 0 := by norm\n"
+        "theorem r7 (n : Nat) (x : Vec n) (y : ℝ) : (∑ (i : Fin n), x i) * y = 0 := by norm\n")})
+    vs = {v.name: v.residual for v in check_paths([tmp_path / "r.lemma"],
+                                                  Options(search_seconds=0)).verdicts}
+    assert vs == {"r1": "(Σ_{#1.0<n} x[#1.0])^2", "r2": "Σ_{#1.0<n} x[#1.0]^2",
+                  "r3": "(Σ_{#1.0<n} x[#1.0])^2 - Σ_{#1.0<n} x[#1.0]^2",
+                  "r4": "(Σ_{#1.0<m} z[#1.0])·(Σ_{#1.0<n} x[#1.0])",
+                  "r5": "y·1/(Σ_{#1.0<n} x[#1.0])", "r6": "y + 2·Σ_{#1.0<n} x[#1.0]",
+                  "r7": "y·(Σ_{#1.0<n} x[#1.0])"}, vs
+
+
+def test_a_search_stopped_by_an_evaluation_says_so(tmp_path) -> None:
+    """Sixty-eighth review: one float evaluation past the work budget (a ∑ over Fin 1500 ×
+    Fin 1500) ended the search, and the `unknown` reason said only that the normal forms differ;
+    a candidate whose exact re-check could not be evaluated (√ of a 2,000-bit number) was
+    dropped without a word.  Each now reaches the reason, with the first size and why."""
+    from shardproof.check import Options, check_paths
+    _root(tmp_path, {"s.lemma": (
+        "theorem big (x : Vec 1500) : (∑ (i : Fin 1500) (j : Fin 1500), x i * x j) = 0 := by norm\n"
+        "theorem at_n (n : Nat) (x : Vec (800 * n)) :\n"
+        "    (∑ (i : Fin (800 * n)) (j : Fin (800 * n)), x i * x j) = 0 := by norm\n"
+        "theorem root (x : ℝ) (h : x = 3 / 2) : sqrt (x ^ 800) = 0 := by norm\n")})
+    vs = {v.name: v for v in check_paths([tmp_path / "s.lemma"],
+                                         Options(search_seconds=0.25)).verdicts}
+    assert all(v.verdict == "unknown" for v in vs.values()), vs
+    stop = "the search stopped: one evaluation{} exceeded the work budget (0.25 nominal seconds, " \
+           "`--search-seconds`)"
+    assert vs["big"].reason.endswith("; " + stop.format("")), vs["big"].reason
+    assert stop.format(" at n = 1") in vs["at_n"].reason, vs["at_n"].reason
+    assert vs["root"].reason.endswith(
+        "; a candidate counterexample was found in floating point, but its exact re-check could "
+        "not be evaluated: a square root of more than 2,000 bits is not evaluated exactly"), \
+        vs["root"].reason
+
+
+def test_a_long_exact_side_reads_in_digits_and_eulers_number_as_exp_1(tmp_path, capsys) -> None:
+    """Sixty-eighth review: a net's refuted block printed "the statement fails …: at index 1:
+    lhs = <2,700 characters>, rhs = <2,700 characters>" (a line of 5,494), and its `lhs =` line
+    the whole vector of such entries; and an exact `exp(1)` printed as sympy's `E`
+    (`28/(1 + E)**2`), which reads as a variable.  A long exact side now reads as its digits in
+    the summary (`lhs ≈ 2.10639`), an entry past 200 characters is cut in the text (whole in
+    the JSON), and Euler's number is `exp(1)` in the text and the JSON (`math.e` as Python)."""
+    terms = " + ".join(f"sqrt (x + {k}) / (1 + exp (sqrt (x + {k})))" for k in range(1, 13))
+    _root(tmp_path, {"e.lemma": (
+        "theorem e1 (x : ℝ) (h : x = 1) : 28 / (1 + exp x) ^ 2 = 0 := by norm\n"
+        f"theorem e2 (x : ℝ) (h : x = 1) : {terms} = 1 := by norm\n"
+        f"theorem e3 (x : ℝ) (v : Vec 2) (h : x = 1) (hv : v 0 = 1) :\n"
+        f"    (fun (i : Fin 2) => {terms} + v i) = v := by norm\n"
+        "theorem e4 (x : ℝ) (h : x = exp 1) : x = 0 := by norm\n")})
+    path = str(tmp_path / "e.lemma")
+    assert cli.main(["check", "--no-cache", "--no-times", path]) == 1
+    out = capsys.readouterr().out
+    assert "the statement fails: lhs = 28/(1 + exp(1))**2, rhs = 0\n" in out, out
+    assert "lhs = 28/(1 + exp(1))**2  (≈ 2.02523)\n" in out and "E" not in out, out
+    assert "the statement fails: lhs ≈ 2.10639, rhs = 1\n" in out, out
+    assert "the statement fails: at index 0: lhs ≈ 3.10639, rhs = 1\n" in out, out
+    assert "reals: x = exp(1)\n" in out and "lhs ≈ [3.10639, 4.10639]\n" in out, out
+    assert max(map(len, out.splitlines())) < 700, max(map(len, out.splitlines()))
+    assert cli.main(["check", "--no-cache", "--no-times", "--format", "json", path]) == 1
+    import json
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.strip()]
+    cex = {r["name"]: r["counterexample"] for r in rows if "name" in r}
+    assert cex["e1"]["lhs"] == "28/(1 + exp(1))**2" and cex["e4"]["assignment"]["reals"] == \
+        {"x": "exp(1)"} and cex["e4"]["python"].endswith("x = math.e"), cex
+    whole = cex["e2"]["lhs"]                       # the exact value stays whole in the JSON
+    assert len(whole) > 300 and "…" not in whole and whole.startswith("sqrt(13)/(1 + exp("), whole
+    assert cex["e2"]["message"] == "the statement fails: lhs ≈ 2.10639, rhs = 1", cex["e2"]
+    assert len(cex["e3"]["lhs"]) == 2 and all(len(x) > 300 for x in cex["e3"]["lhs"])

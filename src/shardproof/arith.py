@@ -226,7 +226,18 @@ def exact_exp(x: sympy.Expr) -> sympy.Expr:
 
 
 def exact_str(x: sympy.Expr) -> str:
-    return str(x)
+    """An exact number as text, as sympy prints it but for Euler's number: `exp(1)`, not `E`,
+    which a reader takes for a variable (`28/(1 + exp(1))**2`; the sixty-eighth review)."""
+    global _PRINTER
+    if _PRINTER is None:
+        class _Printer(sp().printing.str.StrPrinter):
+            def _print_Exp1(self, expr: Any) -> str:
+                return "exp(1)"
+        _PRINTER = _Printer()
+    return _PRINTER.doprint(x)
+
+
+_PRINTER: Any = None
 
 
 # ---- conversions and signs for the evaluator (shardproof.semantics) ----------------------------

@@ -440,6 +440,20 @@ def cex_value(v: Any) -> str:
     return str(v)
 
 
+# An exact entry of a side longer than this is cut in the text (a net's side was 2,700
+# characters an entry: the sixty-eighth review); `--format json` has it whole, `≈` its digits.
+CEX_SIDE_CHARS = 200
+
+
+def _side_value(v: Any) -> str:
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_side_value(x) for x in v) + "]"
+    s = cex_value(v)
+    if len(s) <= CEX_SIDE_CHARS or s.startswith("["):    # (a replica family's members: as is)
+        return s
+    return f"{s[:CEX_SIDE_CHARS // 2]}… ⟨{len(s):,} characters: --format json has them all⟩"
+
+
 CEX_SHOWN_ELSEWHERE = {"message", "assignment", "lhs", "rhs", "index", "python",
                        "witness", "lhs_approx", "rhs_approx"}   # (the section heading says
                                                                # it is a witness)
@@ -463,10 +477,10 @@ def counterexample_lines(cex: dict[str, Any], python: bool = False) -> list[str]
                 lines.append(f"{group}: {cex_value(values)}")
     for side in ("lhs", "rhs"):
         if side in cex and cex[side] is not None:
-            lines.append(f"{side} = {cex_value(cex[side])}")
+            lines.append(f"{side} = {_side_value(cex[side])}")
             approx = cex.get(f"{side}_approx")
             if isinstance(approx, list):      # an irrational entry also in six digits
-                lines.append(f"{side} ≈ [" + ", ".join(a if a is not None else cex_value(x)
+                lines.append(f"{side} ≈ [" + ", ".join(a if a is not None else _side_value(x)
                                                        for a, x in zip(approx, cex[side])) + "]")
             elif approx is not None:
                 lines[-1] += f"  (≈ {approx})"

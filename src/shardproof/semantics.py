@@ -184,7 +184,7 @@ def _json_num(x: Any) -> Any:
         return int(x)
     if isinstance(x, (float, np.floating)):
         return float(x)
-    return str(x)
+    return arith.exact_str(x) if arith.is_exact(x) else str(x)
 
 
 def _py_num(x: Any) -> str:
@@ -505,7 +505,10 @@ def _charge(units: int) -> None:
     """Count evaluation work; past the search's limit, end the evaluation (one can be long)."""
     WORK[0] += units
     if WORK[0] > WORK_LIMIT[0]:
-        raise EvalError("the work budget ran out inside one evaluation")
+        raise EvalError(BUDGET_RAN_OUT)
+
+
+BUDGET_RAN_OUT = "the work budget ran out inside one evaluation"
 
 
 def _work(arr: np.ndarray) -> int:
@@ -1584,7 +1587,27 @@ def _show(v: Any) -> str:
         return "[" + ", ".join(_show(x) for x in v.reshape(-1)) + "]"
     if isinstance(v, (float, np.floating)):
         return f"{float(v):.6g}"
-    return str(v)
+    return arith.exact_str(v) if arith.is_exact(v) else str(v)
+
+
+# An exact side longer than this reads in the summary line ("the statement fails …: lhs = …")
+# as its six digits, `lhs ≈ 2.98462` (a net's was 2,700 characters, its line 5,494: the
+# sixty-eighth review); the exact value is the counterexample's `lhs`/`rhs`.
+SUMMARY_CHARS = 80
+
+
+def _brief(v: Any) -> str:
+    if isinstance(v, np.ndarray):
+        return "[" + ", ".join(_brief(x) for x in v.reshape(-1)) + "]"
+    s = _show(v)
+    if len(s) > SUMMARY_CHARS and arith.is_exact(v):
+        return f"≈ {str(arith.to_exact(v).evalf(6))}"
+    return s
+
+
+def _side(name: str, v: Any) -> str:
+    b = _brief(v)
+    return f"{name} {b}" if b.startswith("≈ ") else f"{name} = {b}"
 
 
 @dataclass
@@ -1653,9 +1676,9 @@ def _judge(prop: T.Term, ev: _Ev, loc: dict, want: bool) -> _Detail:
         if index is not None:
             lv = lhs[index] if np.ndim(lhs) == 1 else lhs
             rv = rhs[index] if np.ndim(rhs) == 1 else rhs
-            text = f"at index {index}: lhs = {_show(lv)}, rhs = {_show(rv)}"
+            text = f"at index {index}: {_side('lhs', lv)}, {_side('rhs', rv)}"
         else:
-            text = f"lhs = {_show(lhs)}, rhs = {_show(rhs)}"
+            text = f"{_side('lhs', lhs)}, {_side('rhs', rhs)}"
         return _Detail(lhs, rhs, index, text)
     return _Detail(text=pretty(prop))
 
@@ -1957,6 +1980,27 @@ def _search(g: GlobalDecl, env: GlobalEnv, plan: _Plan, witness: bool,
     def skip(entries: int) -> None:      # sizes are not tried in data order (N = 2 before 1)
         once("float", f"the search skips sizes whose data has more than {FLOAT_ELEMENTS:,} "
                       f"entries (the first skipped: {entries:,})")
+
+    def failed(sizes: dict[str, int], e: EvalError, exact: bool) -> None:
+        # An evaluation that fails ends this size's draws (a float one) or drops a candidate
+        # (an exact one): said once each, with the first size and why (the sixty-eighth review:
+        # the search stopped on the work budget and the verdict said nothing of it).
+        at = ", ".join(f"{k} = {v}" for k, v in sizes.items())
+        why = str(e) if len(str(e)) <= 200 else str(e)[:199] + "…"
+        if exact:
+            what = "witness" if witness else "counterexample"
+            once("exact-eval", f"a candidate {what} was found in floating point"
+                               f"{f' at {at}' if at else ''}, but its exact re-check could not "
+                               f"be evaluated: {why}")
+        elif str(e) == BUDGET_RAN_OUT:
+            once("budget", f"the search stopped: one evaluation{f' at {at}' if at else ''} "
+                           f"exceeded the work budget ({budget[2] / WORK_PER_SECOND:g} "
+                           f"nominal seconds, `--search-seconds`)")
+        elif at:
+            once("float-eval", f"the search skipped sizes it could not evaluate (the first: "
+                               f"{at}: {why})")
+        else:
+            once("float-eval", f"the search could not evaluate the statement: {why}")
     for ci, sizes, kinds in _rounds(g, plan):
         entries = _entries_to_draw(g, plan, sizes)
         if entries > FLOAT_ELEMENTS:
@@ -1980,7 +2024,8 @@ def _search(g: GlobalDecl, env: GlobalEnv, plan: _Plan, witness: bool,
                 if af is None:
                     continue
                 hit = _locate(g, env, af, "float", witness)
-            except EvalError:
+            except EvalError as e:
+                failed(sizes, e, exact=False)
                 break
             if hit is None:
                 continue
@@ -2000,7 +2045,8 @@ def _search(g: GlobalDecl, env: GlobalEnv, plan: _Plan, witness: bool,
                 if ae is None:
                     continue
                 cx = _locate(g, env, ae, "exact", witness)
-            except EvalError:
+            except EvalError as e:
+                failed(sizes, e, exact=True)
                 continue
             finally:
                 WORK_LIMIT[0] = budget[0]

@@ -930,9 +930,14 @@ class _Big:
 
 
 def _show_mono(m: Mono) -> str:
+    # A Σ's body is the product right after it, up to the next `+`/`-`: a sum that is a factor
+    # of a longer product, or raised to a power, is parenthesised (the sixty-eighth review:
+    # `(Σ_i x[i])^2` printed as `Σ_i x[i]^2`, the sum of the squares).
     out = []
     for a, e in m:
         s = show_atom(a)
+        if isinstance(a, SumA) and (e != 1 or len(m) > 1):
+            s = f"({s})"
         out.append(s if e == 1 else f"{s}^{e}")
     return "·".join(out)
 
@@ -964,7 +969,7 @@ def show_atom(a: Atom) -> str:
     if isinstance(a, InvP):
         return f"1/({show_poly(a.p)})"
     if isinstance(a, Rec):
-        return f"1/{show_atom(a.a)}"
+        return f"1/({show_atom(a.a)})" if isinstance(a.a, SumA) else f"1/{show_atom(a.a)}"
     return "?"
 
 
