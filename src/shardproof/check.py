@@ -13,6 +13,7 @@ where the two sides are equal.
 from __future__ import annotations
 
 import gc
+import os
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -382,6 +383,27 @@ def check_text(text: str, path: str = "<notebook>.lemma", options: Options | Non
         return [ck.check_theorem(g, lf) for g in lf.own if g.kind == "theorem"]
 
 
+def sides(path: str | os.PathLike[str], theorem: str, values: dict[str, Any]
+          ) -> tuple[Any, Any]:
+    """Theorem ``theorem`` of the file ``path`` (its imports resolved as `check_file` resolves
+    them), its two sides evaluated at ``values`` (:func:`semantics.theorem_sides`): what the
+    code a counterexample prints calls to show that the sides differ.  Nothing is proved."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"the path of the `.lemma` file that declares `{theorem}`, not "
+                        f"{path!r}")
+    from .semantics import theorem_sides
+    lf = Checker().load(Path(path))
+    theorems = [g for g in lf.own if g.kind == "theorem"]
+    g = next((g for g in theorems if g.name == theorem), None)
+    if g is None:
+        import difflib
+        close = difflib.get_close_matches(str(theorem), [t.name for t in theorems], n=3)
+        raise ShardproofError(f"no theorem named `{theorem}` in {lf.path}"
+                              + ("; did you mean " + ", ".join(f"`{c}`" for c in close) + "?"
+                                 if close else ""))
+    return theorem_sides(g, lf.env, values)
+
+
 def read_allowlist(root: str | Path) -> dict[str, str] | None:
     """The lemma root's ``axioms.allow``: kernel rule or oracle name → its justification."""
     f = Path(root) / "axioms.allow"
@@ -425,6 +447,7 @@ __all__ = [
     "lemma_files",
     "read_allowlist",
     "rests_on",
+    "sides",
 ]
 
 
