@@ -1,15 +1,22 @@
-"""`shardproof.sides`: a theorem's two sides at given values, by the checker's own evaluator — a
-red-team review pasted a counterexample's "as Python:" block and learned nothing: it assigned
-the inputs and computed neither side."""
+"""`shardproof.sides`: a theorem's two sides at given values, and the code `explain` prints with
+it — a red-team review pasted a counterexample's "as Python:" block and learned nothing: it
+assigned the inputs and computed neither side.  Now the block ends with `sp.sides(…)`, which
+evaluates both sides with the checker's own evaluator, and prints them."""
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import shardproof as sp
+from shardproof import cli
+from shardproof.check import check_text, counterexample_lines
 from shardproof.library import Library
 from shardproof.semantics import find_counterexample
 
@@ -103,6 +110,84 @@ def test_the_sides_at_a_counterexample_are_its_lhs_and_rhs(root, name) -> None:
     lhs, rhs = sp.sides(str(root / "t.lemma"), name, **values)
     assert _entries(lhs) == _entries(cx.lhs_value) and _entries(rhs) == _entries(cx.rhs_value)
     assert (_entries(lhs) == _entries(rhs)) == (name == "ne_one")
+
+
+def _explain(root: Path, name: str) -> str:
+    src = str(Path(sp.__file__).resolve().parents[1])
+    r = subprocess.run([sys.executable, "-m", "shardproof.cli", "explain", name, "--no-cache",
+                        "t.lemma"], cwd=root, capture_output=True, text=True, timeout=300,
+                       env={**os.environ, "PYTHONPATH": src})
+    assert r.returncode == 1, r.stderr
+    return r.stdout
+
+
+def _python_block(out: str) -> str:
+    """The code under `explain`'s "as Python:", unindented."""
+    lines = out.splitlines()
+    at = next(k for k, ln in enumerate(lines) if ln.strip() == "as Python:")
+    indent = len(lines[at + 1]) - len(lines[at + 1].lstrip())
+    block = []
+    for ln in lines[at + 1:]:
+        if len(ln) - len(ln.lstrip()) < indent:
+            break
+        block.append(ln[indent:])
+    return "\n".join(block)
+
+
+@pytest.mark.parametrize("name", ["ddp_bn", "scaled", "mapHomog"])
+def test_the_code_explain_prints_reproduces_the_failure(root, name) -> None:
+    """Pasted and run from the same directory, the code prints two different sides: the
+    counterexample's (exactly, except through a map, which is a Python function there)."""
+    out = _explain(root, name)
+    code = _python_block(out)
+    assert f"sp.sides('t.lemma', '{name}', " in code
+    src = str(Path(sp.__file__).resolve().parents[1])
+    r = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True,
+                       timeout=300, env={**os.environ, "PYTHONPATH": src})
+    assert r.returncode == 0, r.stderr
+    got = dict(re.findall(r"^(lhs|rhs) = (.*)$", r.stdout, flags=re.M))
+    assert set(got) == {"lhs", "rhs"} and got["lhs"] != got["rhs"], r.stdout
+    if name != "mapHomog":
+        for side in ("lhs", "rhs"):
+            shown = re.search(rf"^ +{side} = (.*)$", out, flags=re.M).group(1)
+            assert got[side] == shown.replace(",", ""), (side, out, r.stdout)
+
+
+def test_the_code_names_a_renamed_binder_by_its_own_name(root) -> None:
+    """`ℓ` is `l` in Python (a keyword `ℓ=` would arrive as `l`): the call passes it as
+    `**{'ℓ': l}`; a keyword as Python reads it names the binder too."""
+    code = _python_block(_explain(root, "scaled"))
+    assert re.search(r"^l = \S+  # `ℓ`$", code, flags=re.M) and "**{'ℓ': l})" in code
+    a = _cx(root, "scaled").assignment
+    lhs, _ = sp.sides(root / "t.lemma", "scaled", **a.sizes, **a.indices, l=a.reals["ℓ"],
+                      X=a.tensors["X"], x=a.families["x"])
+    assert _entries(lhs) == _entries(_cx(root, "scaled").lhs_value)
+
+
+def test_json_carries_the_same_code(root, capsys, monkeypatch) -> None:
+    monkeypatch.chdir(root)
+    assert cli.main(["check", "--format", "json", "--no-cache", "t.lemma"]) == 1
+    import json
+    recs = {r["name"]: r for r in map(json.loads, capsys.readouterr().out.splitlines())}
+    code = recs["wrong_divisor"]["counterexample"]["python"]
+    assert code.endswith("lhs, rhs = sp.sides('t.lemma', 'wrong_divisor', R=R, N=N, g=g)\n"
+                         "print('lhs =', lhs)\nprint('rhs =', rhs)  # they differ")
+    assert recs["ne_one"]["counterexample"]["python"].endswith(
+        "# they are equal, so the `≠` fails")
+
+
+def test_a_notebook_theorem_has_no_path_and_the_code_says_so(tmp_path) -> None:
+    """`check_text` has no file to name: a placeholder, and a comment, not a wrong path."""
+    (v,) = check_text("theorem inv_mul_R (R : Nat) (v : ℝ) : 1 / R * (R * v) = v := by norm\n",
+                      root=str(tmp_path))
+    assert v.verdict == "refuted"
+    html = v._repr_html_()
+    assert "# replace `...` with the path of the `.lemma` file that declares `inv_mul_R` (not " \
+           "known here)" in html and "sp.sides(..., &#x27;inv_mul_R&#x27;, R=R, v=v)" in html
+    code = "\n".join(counterexample_lines(v.counterexample, python=True)[-9:])
+    assert "sp.sides(..., ..., R=R, v=v)" in code
+    with pytest.raises(TypeError, match="the path of the `.lemma` file"):
+        sp.sides(..., "inv_mul_R", R=0, v=3)
 
 
 @pytest.mark.parametrize("values, message", [

@@ -132,8 +132,7 @@ class Assignment:
 
     def format(self) -> str:
         """Python source a user can paste next to numpy to reproduce the assignment."""
-        py = _py_names([*self.sizes, *self.indices, *self.reals, *self.tensors, *self.families,
-                        *self.maps])
+        py = _py_names([k for part in FORMAT_ORDER for k in getattr(self, part)])
 
         def note(k: str, extra: str = "") -> str:    # (a renamed variable says which one)
             said = ([] if py[k] == k else [f"`{k}`"]) + ([extra] if extra else [])
@@ -159,11 +158,24 @@ class Assignment:
         return "\n".join(lines)
 
 
+# The order in which `Assignment.format` writes the parts of an assignment (and numbers clashing
+# names): `python_names` must read a counterexample's assignment in the same order.
+FORMAT_ORDER = ("sizes", "indices", "reals", "tensors", "families", "maps")
+
+
+def python_names(assignment: dict[str, Any]) -> dict[str, str]:
+    """The Python variable that `Assignment.format` binds each value to, for an assignment as
+    `Assignment.to_dict` gives it (a counterexample's, possibly read back from the cache)."""
+    parts = assignment if isinstance(assignment, dict) else {}
+    return _py_names([k for part in FORMAT_ORDER for k in parts.get(part) or {}])
+
+
 def _py_names(names: list[str]) -> dict[str, str]:
     """A distinct Python identifier for each `.lemma` name: as Python reads it (NFKC: `x₁` is
-    `x1`, `ℓ` is `l`), a prime `x'` as `x_`, never a keyword, `np`, `math` or the lambdas'
-    `v0…`, and a clash (`ℓ` and `l`, `x'` and `x_`) numbered."""
-    taken = {"np", "math"}
+    `x1`, `ℓ` is `l`), a prime `x'` as `x_`, never a keyword, `np`, `math`, `sp` (the code
+    that computes the two sides imports shardproof as `sp`) or the lambdas' `v0…`, and a clash
+    (`ℓ` and `l`, `x'` and `x_`) numbered."""
+    taken = {"np", "math", "sp"}
     out: dict[str, str] = {}
     for n in names:
         base = "".join(c if (c.isalnum() or c == "_") else "_"
@@ -1705,8 +1717,7 @@ def _locate(g: GlobalDecl, env: GlobalEnv, a: Assignment, mode: str, witness: bo
         at = ", ".join(f"{k}={v}" for k, v in d.binding.items())
         where = f"{where}; at {at}" if where else f"at {at}"
     head = "the two sides differ" if witness else \
-        "the two sides are equal, so the `≠` fails" if isinstance(g.stmt, T.Cmp) and \
-        g.stmt.op == "≠" else "the statement fails"
+        EQUAL_SIDES if isinstance(g.stmt, T.Cmp) and g.stmt.op == "≠" else "the statement fails"
     msg = f"{head} ({where}): {d.text}" if where else f"{head}: {d.text}"
     return Counterexample(a2, d.lhs, d.rhs, d.index, msg, d.binding, witness)
 
@@ -1966,6 +1977,10 @@ def _brief(x: Any) -> str:
     """A given value as an error message names it (its type, and its start)."""
     text = repr(x)
     return f"{type(x).__name__} {text if len(text) <= 40 else text[:37] + '…'}"
+
+
+# How a refuted `≠`'s counterexample begins (the code it prints then says the sides are equal).
+EQUAL_SIDES = "the two sides are equal, so the `≠` fails"
 
 
 def _replica_sizes(g: GlobalDecl) -> set[str]:
