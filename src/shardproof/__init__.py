@@ -61,6 +61,21 @@ def check_paths(paths: list[str], options: "Options | None" = None):
     return _cp(paths, options)
 
 
+def sides(file: str, theorem: str, /, **values: Any) -> tuple[Any, Any]:
+    """The two sides of a theorem at given values, by shardproof's own evaluator — to replay a
+    counterexample (`shardproof explain` prints this call) or to try values of your own.
+
+    ``sp.sides("t.lemma", "bad", R=2, N=2, X=[1, 0, -3/2, 2], r=0)`` gives the binders by
+    name (every one the statement reads): sizes and indices as ints, reals as numbers, vectors
+    as 1-D arrays or lists of the type's length, replica families as lists of those, maps as
+    Python functions.  The hypotheses are not checked.  The sides are exact (sympy numbers,
+    object arrays) when the data fits exact arithmetic, as a counterexample's are; else
+    floats.  A missing or ill-fitting value is a ValueError naming the binder.
+    """
+    from .check import sides as _sides
+    return _sides(file, theorem, values)
+
+
 def normal_form(expr: str, **binders: str) -> Any:
     """The normal form of an expression, given its free names' types as strings.
 
@@ -115,4 +130,4 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = ["parse", "parse_expr", "check_text", "check_file", "check_paths", "normal_form",
-           "Verdict", "Options", "ShardproofError", "__version__"]
+           "sides", "Verdict", "Options", "ShardproofError", "__version__"]

@@ -13,6 +13,7 @@ where the two sides are equal.
 from __future__ import annotations
 
 import gc
+import os
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -62,6 +63,10 @@ class Verdict:
         }
         if self.counterexample is not None:
             out["counterexample"] = self.counterexample
+            if isinstance(self.counterexample.get("python"), str):   # with its `sp.sides` call
+                known = self.file if os.path.isfile(self.file) else None  # (not `check_text`'s)
+                out["counterexample"] = {**self.counterexample, "python": counterexample_python(
+                    self.counterexample, known, self.name)}
         if self.reason is not None:
             out["reason"] = self.reason
         if self.residual is not None:
@@ -382,6 +387,27 @@ def check_text(text: str, path: str = "<notebook>.lemma", options: Options | Non
         return [ck.check_theorem(g, lf) for g in lf.own if g.kind == "theorem"]
 
 
+def sides(path: str | os.PathLike[str], theorem: str, values: dict[str, Any]
+          ) -> tuple[Any, Any]:
+    """Theorem ``theorem`` of the file ``path`` (its imports resolved as `check_file` resolves
+    them), its two sides evaluated at ``values`` (:func:`semantics.theorem_sides`): what the
+    code a counterexample prints calls to show that the sides differ.  Nothing is proved."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"the path of the `.lemma` file that declares `{theorem}`, not "
+                        f"{path!r}")
+    from .semantics import theorem_sides
+    lf = Checker().load(Path(path))
+    theorems = [g for g in lf.own if g.kind == "theorem"]
+    g = next((g for g in theorems if g.name == theorem), None)
+    if g is None:
+        import difflib
+        close = difflib.get_close_matches(str(theorem), [t.name for t in theorems], n=3)
+        raise ShardproofError(f"no theorem named `{theorem}` in {lf.path}"
+                              + ("; did you mean " + ", ".join(f"`{c}`" for c in close) + "?"
+                                 if close else ""))
+    return theorem_sides(g, lf.env, values)
+
+
 def read_allowlist(root: str | Path) -> dict[str, str] | None:
     """The lemma root's ``axioms.allow``: kernel rule or oracle name → its justification."""
     f = Path(root) / "axioms.allow"
@@ -425,6 +451,7 @@ __all__ = [
     "lemma_files",
     "read_allowlist",
     "rests_on",
+    "sides",
 ]
 
 
@@ -459,10 +486,13 @@ CEX_SHOWN_ELSEWHERE = {"message", "assignment", "lhs", "rhs", "index", "python",
                                                                # it is a witness)
 
 
-def counterexample_lines(cex: dict[str, Any], python: bool = False) -> list[str]:
+def counterexample_lines(cex: dict[str, Any], python: bool = False, *,
+                         file: str | None = None, name: str | None = None) -> list[str]:
     """A counterexample, one group per line: the message, the assignment, the two sides.
 
-    With ``python``, also the assignment as code to paste into Python/numpy (``explain``).
+    With ``python``, also the assignment as code to paste into Python/numpy (``explain``), and
+    the `sp.sides` call that computes the two sides there (:func:`counterexample_python`:
+    ``file`` declares theorem ``name``).
     """
     lines: list[str] = []
     if cex.get("message"):
@@ -493,5 +523,60 @@ def counterexample_lines(cex: dict[str, Any], python: bool = False) -> list[str]
             lines.extend("  " + ln for ln in shown[1:])
     if python and isinstance(cex.get("python"), str) and cex["python"].strip():
         lines.append("as Python:")
-        lines.extend("  " + ln for ln in cex["python"].splitlines())
+        lines.extend("  " + ln for ln in counterexample_python(cex, file, name).splitlines())
     return lines
+
+
+# The `sp.sides(…)` call wraps at this width: indented under `explain`'s "as Python:", it stays
+# within 100 columns.
+SIDES_CALL_WIDTH = 92
+
+
+def counterexample_python(cex: dict[str, Any], file: str | None = None,
+                          name: str | None = None) -> str:
+    """A counterexample's code: its assignment (``cex["python"]``), then the two sides computed
+    at it by `shardproof.sides` and printed — so that the pasted code shows the failure, not
+    only its inputs.  ``file`` is the path of the `.lemma` file that declares theorem ``name``,
+    as the user gave it (the code then runs from the same directory); when either is unknown
+    (a notebook's `check_text`), the call has `...` in its place and a comment says what goes
+    there.  Without two sides to show (a record of another shape) the assignment alone."""
+    code = str(cex.get("python") or "")
+    if not isinstance(cex.get("assignment"), dict) or \
+            cex.get("lhs") is None and cex.get("rhs") is None:
+        return code
+    from .semantics import EQUAL_SIDES, python_names
+    py = python_names(cex["assignment"])
+    args = [repr(file) if file is not None else "...",
+            repr(name) if name is not None else "..."]
+    args += [f"{k}={v}" for k, v in py.items() if k == v]
+    renamed = [f"{k!r}: {v}" for k, v in py.items() if k != v]    # (`ℓ`, `x'`: not keywords)
+    if renamed:
+        args.append("**{" + ", ".join(renamed) + "}")
+    lines = ["import shardproof as sp"]
+    if file is None and name is None:
+        lines.append("# replace the two `...` with the path of the `.lemma` file and the "
+                     "theorem's name (not known here)")
+    elif file is None:
+        lines.append(f"# replace `...` with the path of the `.lemma` file that declares `{name}` "
+                     "(not known here)")
+    elif name is None:
+        lines.append("# replace `...` with the theorem's name (not known here)")
+    head = "lhs, rhs = sp.sides("
+    call, on_line = head, 0
+    for k, arg in enumerate(args):
+        piece = arg + (", " if k < len(args) - 1 else ")")
+        if on_line and len(call) + len(piece.rstrip()) > SIDES_CALL_WIDTH:
+            lines.append(call.rstrip())
+            call, on_line = " " * len(head), 0
+        call, on_line = call + piece, on_line + 1
+    lines.append(call)
+    if str(cex.get("message", "")).startswith(EQUAL_SIDES):
+        note = "they are equal, so the `≠` fails"
+    elif cex.get("index") is not None:       # (where the two vectors' entries differ)
+        note = f"they differ at flat index {cex['index']}"
+    elif cex_value(cex.get("lhs")) == cex_value(cex.get("rhs")):   # (a `<` failing)
+        note = "they are equal"
+    else:
+        note = "they differ"
+    lines += ["print('lhs =', lhs)", f"print('rhs =', rhs)  # {note}"]
+    return code + "\n" + "\n".join(lines)

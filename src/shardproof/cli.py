@@ -304,13 +304,15 @@ def _fmt_seconds(seconds: float) -> str:
     return f"{seconds:.2f} s"
 
 
-def _failure_lines(v: Verdict, python: bool = False) -> list[str]:
-    """Why a theorem is not proved: its counterexample, or the reason and residual."""
+def _failure_lines(v: Verdict, python: bool = False, file: str | None = None) -> list[str]:
+    """Why a theorem is not proved: its counterexample, or the reason and residual.  With
+    ``python``, the counterexample's code too, whose `sp.sides` call reads ``file``."""
     lines: list[str] = []
     if v.verdict == "refuted":
         if v.counterexample:
             lines.append("counterexample:")
-            lines.extend("  " + ln for ln in counterexample_lines(v.counterexample, python))
+            lines.extend("  " + ln for ln in counterexample_lines(v.counterexample, python,
+                                                                  file=file, name=v.name))
         elif v.reason:
             lines.append(v.reason)
     elif v.verdict == "unknown":
@@ -611,21 +613,23 @@ def _find_theorem(s: _Session, name: str, paths: list[str]) -> tuple[Path, Loade
     return None
 
 
-def _verdict_of(s: _Session, name: str) -> tuple[Verdict, LoadedFile] | None:
+def _verdict_of(s: _Session, name: str) -> tuple[Verdict, LoadedFile, Path] | None:
+    """The theorem's verdict, its file loaded, and that file's path as the user named it (a
+    file given, or one found under a directory given)."""
     found = _find_theorem(s, s.args.name, s.args.paths)
     if found is None:
         return None
     path, lf = found
     if _check_file(s, path)[0] is None:
         return None
-    return s.checker.verdicts[name], lf
+    return s.checker.verdicts[name], lf, path
 
 
 def _cmd_explain(s: _Session) -> int:
     got = _verdict_of(s, s.args.name)
     if got is None:
         return EXIT_INPUT
-    v, lf = got
+    v, lf, path = got
     g = next(g for g in lf.own if g.name == v.name)
     out = s.out
     print(f"theorem {v.name}  ({shown_path(v.file)}:{v.line})", file=out)
@@ -634,7 +638,7 @@ def _cmd_explain(s: _Session) -> int:
         print("  " + ln, file=out)
     print(file=out)
     print(f"verdict:  {s.paint(v.verdict)}  ({_fmt_seconds(s.secs(v.seconds))})", file=out)
-    for ln in _failure_lines(v, python=True):
+    for ln in _failure_lines(v, python=True, file=str(path)):
         print("  " + ln, file=out)
     print(f"rules:    {_join(v.rules)}", file=out)
     print(f"oracles:  {_join(v.oracles)}", file=out)
@@ -643,7 +647,8 @@ def _cmd_explain(s: _Session) -> int:
         print(f"replayed: {'yes' if v.replayed else 'no'}", file=out)
     if v.verdict == "proved" and v.counterexample:
         print("witness:", file=out)
-        for ln in counterexample_lines(v.counterexample, python=True):
+        for ln in counterexample_lines(v.counterexample, python=True, file=str(path),
+                                       name=v.name):
             print("  " + ln, file=out)
     print(f"trace:    {len(v.trace)} step{'s' if len(v.trace) != 1 else ''}"
           + (" (the engine's, before it stopped: not a proof)"
@@ -683,7 +688,7 @@ def _cmd_axioms(s: _Session) -> int:
     got = _verdict_of(s, s.args.name)
     if got is None:
         return EXIT_INPUT
-    v, lf = got
+    v, lf, _ = got
     base, lemmas = rests_on(s.checker.verdicts, v.name)
     allow = read_allowlist(s.checker.library_for(Path(lf.path)).root)
     out = s.out

@@ -64,7 +64,7 @@ def verdict_html(v: Any) -> str:
         parts.append(f"<p>{html.escape(v.doc)}</p>")
     if v.counterexample:           # (a proved `∃`'s record is its witness)
         parts.append(f"<p>{'witness' if v.verdict == 'proved' else 'counterexample'}:</p><pre>"
-                     + html.escape(_format_cex(v.counterexample)) + "</pre>")
+                     + html.escape(_format_cex(v.counterexample, v.file, v.name)) + "</pre>")
     if v.reason:
         parts.append(f"<p>{html.escape(v.reason)}</p>")
     if v.residual:
@@ -80,10 +80,16 @@ def verdict_html(v: Any) -> str:
     return "".join(parts)
 
 
-def _format_cex(c: Any) -> str:
-    """As `shardproof explain` prints it (the fifty-fourth review: a witness printed `None`)."""
+def _format_cex(c: Any, file: str | None = None, name: str | None = None) -> str:
+    """As `shardproof explain` prints it (the fifty-fourth review: a witness printed `None`).
+    The code's `sp.sides` call names ``file`` only when it is a file: a theorem checked from
+    a notebook's text (`check_text`) has none, and the call then says so."""
+    import os
+
     from .check import counterexample_lines
-    return "\n".join(counterexample_lines(c, python=True)) if isinstance(c, dict) else str(c)
+    known = file if file is not None and os.path.isfile(file) else None
+    return "\n".join(counterexample_lines(c, python=True, file=known, name=name)) \
+        if isinstance(c, dict) else str(c)
 
 
 def verdict_latex(v: Any) -> str:

@@ -42,7 +42,7 @@ from . import arith, numeric_ops
 from . import terms as T
 from .pretty import pretty
 from .types import (FinT, FunT, GlobalDecl, GlobalEnv, NatT, RealT, Ty, VecT,
-                    is_negative_statement, nonzero_names)
+                    is_negative_statement, nonzero_names, ty_to_term)
 
 __all__ = [
     "Assignment",
@@ -54,6 +54,7 @@ __all__ = [
     "evaluate",
     "find_counterexample",
     "sample_assignment",
+    "theorem_sides",
     "RTOL",
     "ATOL",
 ]
@@ -131,8 +132,7 @@ class Assignment:
 
     def format(self) -> str:
         """Python source a user can paste next to numpy to reproduce the assignment."""
-        py = _py_names([*self.sizes, *self.indices, *self.reals, *self.tensors, *self.families,
-                        *self.maps])
+        py = _py_names([k for part in FORMAT_ORDER for k in getattr(self, part)])
 
         def note(k: str, extra: str = "") -> str:    # (a renamed variable says which one)
             said = ([] if py[k] == k else [f"`{k}`"]) + ([extra] if extra else [])
@@ -158,11 +158,24 @@ class Assignment:
         return "\n".join(lines)
 
 
+# The order in which `Assignment.format` writes the parts of an assignment (and numbers clashing
+# names): `python_names` must read a counterexample's assignment in the same order.
+FORMAT_ORDER = ("sizes", "indices", "reals", "tensors", "families", "maps")
+
+
+def python_names(assignment: dict[str, Any]) -> dict[str, str]:
+    """The Python variable that `Assignment.format` binds each value to, for an assignment as
+    `Assignment.to_dict` gives it (a counterexample's, possibly read back from the cache)."""
+    parts = assignment if isinstance(assignment, dict) else {}
+    return _py_names([k for part in FORMAT_ORDER for k in parts.get(part) or {}])
+
+
 def _py_names(names: list[str]) -> dict[str, str]:
     """A distinct Python identifier for each `.lemma` name: as Python reads it (NFKC: `x₁` is
-    `x1`, `ℓ` is `l`), a prime `x'` as `x_`, never a keyword, `np`, `math` or the lambdas'
-    `v0…`, and a clash (`ℓ` and `l`, `x'` and `x_`) numbered."""
-    taken = {"np", "math"}
+    `x1`, `ℓ` is `l`), a prime `x'` as `x_`, never a keyword, `np`, `math`, `sp` (the code
+    that computes the two sides imports shardproof as `sp`) or the lambdas' `v0…`, and a clash
+    (`ℓ` and `l`, `x'` and `x_`) numbered."""
+    taken = {"np", "math", "sp"}
     out: dict[str, str] = {}
     for n in names:
         base = "".join(c if (c.isalnum() or c == "_") else "_"
@@ -1727,10 +1740,270 @@ def _locate(g: GlobalDecl, env: GlobalEnv, a: Assignment, mode: str, witness: bo
         at = ", ".join(f"{k}={v}" for k, v in d.binding.items())
         where = f"{where}; at {at}" if where else f"at {at}"
     head = "the two sides differ" if witness else \
-        "the two sides are equal, so the `≠` fails" if isinstance(g.stmt, T.Cmp) and \
-        g.stmt.op == "≠" else "the statement fails"
+        EQUAL_SIDES if isinstance(g.stmt, T.Cmp) and g.stmt.op == "≠" else "the statement fails"
     msg = f"{head} ({where}): {d.text}" if where else f"{head}: {d.text}"
     return Counterexample(a2, d.lhs, d.rhs, d.index, msg, d.binding, witness)
+
+
+# =========================================================================== given values
+# `shardproof.sides`: a theorem's two sides at values given from Python (a counterexample's,
+# pasted from `explain`, or a user's own), evaluated here, so that the code `explain` prints
+# reproduces the failure instead of only assigning its inputs.
+
+SIDES_EXACT_SECONDS = 10.0     # exact work (nominal seconds) before `theorem_sides` uses floats
+
+
+def theorem_sides(g: GlobalDecl, env: GlobalEnv, values: dict[str, Any]) -> tuple[Any, Any]:
+    """The two sides of theorem ``g``'s statement at the given values of its binders.
+
+    ``values`` gives the binders by name (every one the statement reads, :func:`_needed`):
+    sizes and indices as ints, reals as numbers (int, float, Fraction, sympy), vectors as 1-D
+    array-likes of the type's length, replica families as sequences of those (of numbers for
+    `Fin R → ℝ`), a per-example map as a :class:`RandomMap` or a Python function of the map's
+    vectors.  The hypotheses are not checked.  The sides are those of the comparison a
+    counterexample reports: the first that fails (under `∀`, at its first failing index; under
+    `∧`, the first failing part), else the first.  They are exact (sympy numbers, object
+    arrays) when the data fits in exact arithmetic, as for a counterexample's re-check (a float
+    is read digit for digit: `0.5` is 1/2); floats when it does not, when its exact evaluation
+    takes more than SIDES_EXACT_SECONDS of work, or when a map is a Python function.
+    ValueError names a binder whose value is missing or does not fit its type, or says why the
+    statement cannot be evaluated.
+    """
+    a, functions = _given_assignment(g, values)
+    if not functions and _elements(a) <= EXACT_ELEMENTS:
+        try:
+            with exact_budget(SIDES_EXACT_SECONDS):
+                return _sides(g, env, a, functions, "exact")
+        except EvalError:
+            pass            # too large or too slow exactly: in floats (which report any error)
+    try:
+        return _sides(g, env, a, functions, "float")
+    except EvalError as exc:
+        raise ValueError(f"`{g.name}` cannot be evaluated at these values: {exc}") from None
+
+
+def _sides(g: GlobalDecl, env: GlobalEnv, a: Assignment, functions: dict[str, "_PyMapFn"],
+           mode: str) -> tuple[Any, Any]:
+    """The sides of the comparison that :func:`_judge` explains, as :func:`_locate` finds a
+    counterexample's, at an assignment whose indices are all given."""
+    ev = _theorem_ev(g, env, mode)
+    try:
+        with np.errstate(all="ignore"):     # exp may overflow to inf: a value, not an error
+            loc = {**ev.bind(a), **functions}
+            holds = bool(np.all(ev.prop(g.stmt, loc).arr))  # type: ignore[arg-type]
+            d = _judge(g.stmt, ev, loc, holds)  # type: ignore[arg-type]
+    except RecursionError:
+        raise EvalError("the statement is nested too deeply to evaluate") from None
+    except MemoryError:
+        raise EvalError("the statement's arrays do not fit in memory") from None
+    if d.lhs is None and d.rhs is None:
+        raise EvalError(f"no comparison of two sides to show here: {d.text}")
+    return d.lhs, d.rhs
+
+
+class _PyMapFn(_Fn):
+    """A per-example map given as a Python function (by a user of `shardproof.sides`): called
+    once per example, in floating point, with its vectors as separate arguments (as the code a
+    counterexample prints defines a map)."""
+
+    def __init__(self, name: str, fn: Callable[..., Any], arity: int, out_n: int,
+                 got: tuple[Val, ...] = ()) -> None:
+        self.name, self.fn, self.arity, self.out_n, self.got = name, fn, arity, out_n, got
+
+    def apply(self, ev: "_Ev", arg: Any) -> Any:
+        if not isinstance(arg, Val) or arg.trailing != 1:
+            raise EvalError("a per-example map is applied to a vector")
+        got = self.got + (arg,)
+        if len(got) < self.arity:
+            return _PyMapFn(self.name, self.fn, self.arity, self.out_n, got)
+        D = max(v.depth for v in got)
+        parts = [_pad(ev.real(v), v.depth, D) for v in got]
+        grid = np.broadcast_shapes(*(p.shape[:D] for p in parts))
+        full = [np.broadcast_to(p, grid + p.shape[D:]) for p in parts]
+        out = np.empty(grid + (self.out_n,), dtype=np.float64)
+        for pos in np.ndindex(*grid):
+            res = np.asarray(self.fn(*(np.asarray(p[pos], dtype=np.float64) for p in full)),
+                             dtype=np.float64)
+            if res.shape != (self.out_n,):
+                raise EvalError(f"the map `{self.name}` returned an array of shape "
+                                f"{res.shape}, not a vector of {self.out_n} entries")
+            out[pos] = res
+        return Val(ev.be.real(out), D, "real")
+
+
+def _given_assignment(g: GlobalDecl, values: dict[str, Any]
+                      ) -> tuple[Assignment, dict[str, _PyMapFn]]:
+    """The values given for theorem ``g``'s binders (and its statement's leading `∀`s over
+    reals and vectors), each checked against its type; maps given as Python functions apart."""
+    binders: list[tuple[str, Ty]] = list(g.binders)
+    for name, ty_term in _plan(g).extra:
+        if isinstance(ty_term, T.Var) and ty_term.name in ("ℝ", "Real"):
+            binders.append((name, RealT()))
+        elif isinstance(ty_term, T.App) and isinstance(ty_term.fn, T.Var) and \
+                ty_term.fn.name == "Vec":
+            binders.append((name, VecT(ty_term.args[0])))
+        else:
+            raise ValueError(f"`∀ {name} : {pretty(ty_term)}` cannot be given a value here")
+    given = _given_names(g.name, binders, values)
+    needed = _needed(g, binders, {*given, *(n for n, _ in binders[len(g.binders):])})
+    missing = [f"`{n}` ({ty})" for n, ty in binders if n in needed and n not in given]
+    if missing:
+        raise ValueError(f"no value for {', '.join(missing)}: `{g.name}` needs "
+                         f"{'it' if len(missing) == 1 else 'them'}")
+    a = Assignment()
+    functions: dict[str, _PyMapFn] = {}
+    for name, ty in binders:            # sizes first: the other values' lengths need them
+        if isinstance(ty, NatT) and name in given:
+            a.sizes[name] = _given_nat(f"`{name}` is a size (`Nat`)", given[name])
+    for name, ty in binders:
+        if isinstance(ty, NatT) or name not in given:
+            continue
+        x = given[name]
+        if isinstance(ty, FinT):
+            n = _given_size(name, ty, a.sizes)
+            i = _given_nat(f"`{name}` is an index of `{ty}`", x)
+            if i >= n:
+                where = f"from 0 to {n - 1} at these sizes" if n else "none at these sizes"
+                raise ValueError(f"`{name}` is an index of `{ty}` ({where}), not {i}")
+            a.indices[name] = i
+        elif isinstance(ty, RealT):
+            a.reals[name] = _given_real(f"`{name}` is a real (`ℝ`)", x)
+        elif isinstance(ty, VecT):
+            a.tensors[name] = _given_vector(f"`{name}`", ty, _given_size(name, ty, a.sizes), x)
+        elif isinstance(ty, FunT) and isinstance(ty.dom, FinT) and \
+                isinstance(ty.cod, (VecT, RealT)):
+            R = _given_size(name, ty.dom, a.sizes)
+            if isinstance(x, (str, bytes, dict)) or not hasattr(x, "__len__") or len(x) != R:
+                raise ValueError(f"`{name}` is a `{ty}`: give a list of {R} members (one per "
+                                 f"value of `{ty.dom}` at these sizes), not {_brief(x)}")
+            if isinstance(ty.cod, VecT):
+                n = _given_size(name, ty.cod, a.sizes)
+                a.families[name] = [_given_vector(f"`{name}`[{r}]", ty.cod, n, x[r])
+                                    for r in range(R)]
+                a.member_shapes[name] = (n,)
+            else:
+                a.families[name] = [_as_array(_given_real(f"`{name}`[{r}] is a real (`ℝ`)",
+                                                          x[r])) for r in range(R)]
+                a.member_shapes[name] = ()
+        elif _map_widths(ty) is not None:
+            widths, out = _map_widths(ty)  # type: ignore[misc]
+            ws = tuple(_given_size(name, w, a.sizes) for w in widths)
+            out_n = _given_size(name, out, a.sizes)
+            if isinstance(x, RandomMap):
+                shapes = (np.shape(x.M), np.shape(x.P), np.shape(x.c))
+                if shapes != ((out_n, sum(ws)), (out_n, sum(ws)), (out_n,)):
+                    raise ValueError(f"`{name}` is a `{ty}`: its RandomMap needs M and P of "
+                                     f"shape ({out_n}, {sum(ws)}) and c of ({out_n},) at "
+                                     f"these sizes, not {shapes}")
+                a.maps[name] = RandomMap(x.M, x.P, x.c, ws)
+            elif callable(x):
+                functions[name] = _PyMapFn(name, x, len(ws), out_n)
+            else:
+                raise ValueError(f"`{name}` is a `{ty}`: give a Python function (or a "
+                                 f"RandomMap), not {_brief(x)}")
+        else:
+            raise ValueError(f"`{name} : {ty}` cannot be given a value here")
+    return a, functions
+
+
+def _needed(g: GlobalDecl, binders: list[tuple[str, Ty]], given: set[str]) -> set[str]:
+    """The binders whose values the statement reads, or a given value's type does (`Vec n`
+    needs `n`), transitively.  Only these must be given: a binder nothing reads (one that only
+    a hypothesis mentions, which is not checked; a witness's unused `∃ y`) cannot change the
+    two sides."""
+    types = dict(binders)
+    todo = [n for n in {*T.free_names(g.stmt), *given} if n in types]  # type: ignore[arg-type]
+    needed: set[str] = set()
+    while todo:
+        n = todo.pop()
+        if n not in needed:
+            needed.add(n)
+            todo.extend(m for m in T.free_names(ty_to_term(types[n])) if m in types)
+    return needed
+
+
+def _given_names(theorem: str, binders: list[tuple[str, Ty]], values: dict[str, Any]
+                 ) -> dict[str, Any]:
+    """Each binder's value, by its name; a keyword as Python read it (NFKC: `ℓ=…` arrives as
+    `l`) names the one binder it stands for.  Nothing but the binders may be given."""
+    names = [n for n, _ in binders]
+    given = {k: v for k, v in values.items() if k in names}
+    for k, v in values.items():
+        if k in given:
+            continue
+        same = [n for n in names if n not in given and
+                unicodedata.normalize("NFKC", n) == unicodedata.normalize("NFKC", k)]
+        if len(same) != 1:
+            raise ValueError(f"`{k}` is not a binder of `{theorem}` (its binders: "
+                             f"{', '.join(names) or 'none'})")
+        given[same[0]] = v
+    return given
+
+
+def _given_size(name: str, ty: Ty, sizes: dict[str, int]) -> int:
+    try:
+        return _size_of_ty(ty, sizes)
+    except (KeyError, arith.NotASize):
+        raise ValueError(f"the length of `{name}` ({ty}) cannot be computed from the sizes "
+                         "given") from None
+
+
+def _given_nat(what: str, x: Any) -> int:
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)) or x < 0:
+        raise ValueError(f"{what}: give a natural number (an int), not {_brief(x)}")
+    return int(x)
+
+
+def _is_number(x: Any) -> bool:
+    if isinstance(x, (bool, np.bool_)):
+        return False
+    if isinstance(x, (int, float, Fraction, np.integer, np.floating)):
+        return True
+    return arith.is_exact(x) and bool(getattr(x, "is_number", False)) and x.is_real is True
+
+
+def _given_real(what: str, x: Any) -> Any:
+    if isinstance(x, np.ndarray) and x.ndim == 0:
+        x = x[()]
+    if not _is_number(x):
+        raise ValueError(f"{what}: give a number, not {_brief(x)}")
+    return x
+
+
+def _given_vector(what: str, ty: Ty, n: int, x: Any) -> np.ndarray:
+    """A vector of ``n`` numbers: a numeric numpy array as it is, anything else (a list of
+    ints, Fractions, sympy numbers) as an object array, which the exact backend reads
+    exactly."""
+    need = f"{what} is a `{ty}`: give a 1-D array (or a list) of {n} numbers"
+    if isinstance(x, np.ndarray):
+        arr = x
+    elif isinstance(x, (str, bytes, dict)) or not hasattr(x, "__iter__"):
+        raise ValueError(f"{need}, not {_brief(x)}")
+    else:
+        items = list(x)
+        arr = np.empty(len(items), dtype=object)
+        arr[:] = items
+    if arr.ndim != 1:
+        raise ValueError(f"{need}, not an array of shape {arr.shape}")
+    if len(arr) != n:
+        raise ValueError(f"{need} at these sizes, not {len(arr)}")
+    if arr.dtype.kind not in "iufO":
+        raise ValueError(f"{need}, not an array of {arr.dtype}")
+    if arr.dtype == object:
+        for k, e in enumerate(arr):
+            if not _is_number(e):
+                raise ValueError(f"{need}: its entry {k} is {_brief(e)}")
+    return arr
+
+
+def _brief(x: Any) -> str:
+    """A given value as an error message names it (its type, and its start)."""
+    text = repr(x)
+    return f"{type(x).__name__} {text if len(text) <= 40 else text[:37] + '…'}"
+
+
+# How a refuted `≠`'s counterexample begins (the code it prints then says the sides are equal).
+EQUAL_SIDES = "the two sides are equal, so the `≠` fails"
 
 
 def _replica_sizes(g: GlobalDecl) -> set[str]:
