@@ -1875,7 +1875,7 @@ def _given_assignment(g: GlobalDecl, values: dict[str, Any]
             R = _given_size(name, ty.dom, a.sizes)
             if isinstance(x, (str, bytes, dict)) or not hasattr(x, "__len__") or len(x) != R:
                 raise ValueError(f"`{name}` is a `{ty}`: give a list of {R} members (one per "
-                                 f"value of `{ty.dom}` at these sizes), not {_brief(x)}")
+                                 f"value of `{ty.dom}` at these sizes), not {_given(x)}")
             if isinstance(ty.cod, VecT):
                 n = _given_size(name, ty.cod, a.sizes)
                 a.families[name] = [_given_vector(f"`{name}`[{r}]", ty.cod, n, x[r])
@@ -1900,7 +1900,7 @@ def _given_assignment(g: GlobalDecl, values: dict[str, Any]
                 functions[name] = _PyMapFn(name, x, len(ws), out_n)
             else:
                 raise ValueError(f"`{name}` is a `{ty}`: give a Python function (or a "
-                                 f"RandomMap), not {_brief(x)}")
+                                 f"RandomMap), not {_given(x)}")
         else:
             raise ValueError(f"`{name} : {ty}` cannot be given a value here")
     return a, functions
@@ -1950,7 +1950,7 @@ def _given_size(name: str, ty: Ty, sizes: dict[str, int]) -> int:
 
 def _given_nat(what: str, x: Any) -> int:
     if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)) or x < 0:
-        raise ValueError(f"{what}: give a natural number (an int), not {_brief(x)}")
+        raise ValueError(f"{what}: give a natural number (an int), not {_given(x)}")
     return int(x)
 
 
@@ -1966,7 +1966,7 @@ def _given_real(what: str, x: Any) -> Any:
     if isinstance(x, np.ndarray) and x.ndim == 0:
         x = x[()]
     if not _is_number(x):
-        raise ValueError(f"{what}: give a number, not {_brief(x)}")
+        raise ValueError(f"{what}: give a number, not {_given(x)}")
     return x
 
 
@@ -1978,7 +1978,7 @@ def _given_vector(what: str, ty: Ty, n: int, x: Any) -> np.ndarray:
     if isinstance(x, np.ndarray):
         arr = x
     elif isinstance(x, (str, bytes, dict)) or not hasattr(x, "__iter__"):
-        raise ValueError(f"{need}, not {_brief(x)}")
+        raise ValueError(f"{need}, not {_given(x)}")
     else:
         items = list(x)
         arr = np.empty(len(items), dtype=object)
@@ -1992,12 +1992,12 @@ def _given_vector(what: str, ty: Ty, n: int, x: Any) -> np.ndarray:
     if arr.dtype == object:
         for k, e in enumerate(arr):
             if not _is_number(e):
-                raise ValueError(f"{need}: its entry {k} is {_brief(e)}")
+                raise ValueError(f"{need}: its entry {k} is {_given(e)}")
     return arr
 
 
-def _brief(x: Any) -> str:
-    """A given value as an error message names it (its type, and its start)."""
+def _given(x: Any) -> str:
+    """A value given to `sides` as an error message names it (its type, and its start)."""
     text = repr(x)
     return f"{type(x).__name__} {text if len(text) <= 40 else text[:37] + '…'}"
 
