@@ -431,6 +431,31 @@ def _retype(old: T.Term, new: T.Term, types: dict, out: dict,
         _retype(old.body, new.body, types, out, path + (0,))
 
 
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+def _rewrite_label(n: int, tactics: list[T.ProofStep], k: int, j: int) -> str:
+    """Name the rewrite that failed: `step n` is the number it has in the trace `explain` prints
+    (the steps before it are the trace), not the tactic's number (the sixty-eighth review: a
+    third rewrite `rw [a, b, a]` was "step 1", the number the trace gives the first `a`).  When
+    that could be read otherwise, which tactic of the script, and which use of the name in it:
+    ``step 5 (`rw [a]`, the 2nd use of it in tactic 2 `rw [c, a, d, a]`)`` after an `unfold`."""
+    names = [x.name for x in tactics[k].names]
+    name = names[j]
+    head = f"step {n} (`rw [{name}]`"
+    if len(names) == 1:
+        return head + (")" if n == k + 1 else f", tactic {k + 1})")
+    shown = ", ".join(names)                # the tactic's text, clipped past 120 characters
+    if len(shown) > 120:
+        cut = shown.rfind(", ", 0, 100)
+        shown = (shown[:cut] if cut >= 0 else names[0]) + ", …"
+    text = f"tactic {k + 1} `{tactics[k].tactic} [{shown}]`"
+    if names.count(name) == 1:
+        return f"{head}, {text})"
+    return f"{head}, the {_ordinal(names[:j + 1].count(name))} use of it in {text})"
+
+
 def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
             proved: Callable[[str], GlobalDecl | None] | None = None) -> Attempt:
     """Run the engine on one theorem (no counterexample search).
@@ -472,7 +497,7 @@ def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
                 steps.append({"rule": "unfold", "at": "", "detail": ", ".join(sorted(names))})
                 ktrace.append({"rule": "unfold", "names": sorted(names)})
                 continue
-            for nm in step.names:
+            for j, nm in enumerate(step.names):
                 if nm.name in hyps:
                     rule = tac.rule_of_hypothesis(nm.name, hyps[nm.name])
                 else:
@@ -515,7 +540,7 @@ def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
                     if step.tactic == "rw" or count > 200:
                         break
                 if count == 0 and step.tactic == "rw":
-                    which = f"step {k + 1} (`rw [{nm.name}]`)"
+                    which = _rewrite_label(len(steps) + 1, tactics, k, j)
                     raise Failure(f"{which}: {misses[0]}" if misses else
                                   f"{which}: `{nm.name}` did not match any subterm of the goal")
         if goal.stmt is not stmt and tac.close_by_defeq(goal) and not need_norm:
