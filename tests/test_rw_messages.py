@@ -62,3 +62,55 @@ def test_a_long_tactic_is_clipped_in_the_label(tmp_path: Path) -> None:
                              ), reason
     label = reason.split("`):")[0]
     assert label.endswith(", …]") and len(label) < 200, reason
+
+
+def test_a_refuted_theorem_says_where_its_proof_stopped(tmp_path: Path, capsys) -> None:
+    """A false statement whose script broke was `refuted` with no word of the script: `explain`
+    said "trace: 0 steps".  The refuted verdict keeps where it stopped (the `unknown` verdict's
+    reason) and the steps before; a theorem whose script did not break (`by norm`, or a `rw`
+    that worked before a `norm` that failed) has no such note."""
+    import json
+
+    from shardproof import cli
+    root = _write(tmp_path, {"t.lemma": LEMMAS + (
+        "theorem a (x y : ℝ) : (x + x) + (y + 0) = 2 * x + y + 1 := "
+        "by rw [two_mul, add_zero_r, two_mul]\n"
+        "theorem b (x : ℝ) : x + x = 3 * x := by norm\n"
+        "theorem c (x : ℝ) : (x + x) + 1 = 3 * x := by rw [two_mul]; norm\n")})
+    unknown = _verdicts(root, search_seconds=0)["a"]
+    vs = _verdicts(root, search_seconds=2.0)
+    assert {k: vs[k].verdict for k in "abc"} == dict.fromkeys("abc", "refuted")
+    assert unknown.reason.startswith("step 3 (`rw [two_mul]`")
+    assert vs["a"].stopped == unknown.reason
+    assert [s.get("lemma") for s in vs["a"].trace] == ["two_mul", "add_zero_r"]
+    assert vs["a"].to_json()["stopped"] == unknown.reason
+    assert vs["b"].stopped is None and vs["c"].stopped is None
+    assert "stopped" not in vs["b"].to_json() and not vs["b"].trace
+    note = f"the proof stopped at {unknown.reason}"
+    assert cli.main(["check", "--no-cache", "--no-times", str(root)]) == 1
+    out = capsys.readouterr().out
+    assert out.count("the proof stopped at") == 1 and note in out, out
+    assert cli.main(["explain", "--no-cache", "--no-times", "a", str(root)]) == 1
+    out = capsys.readouterr().out
+    assert note in out and "trace:    2 steps (the engine's, before it stopped" in out, out
+    assert cli.main(["check", "--no-cache", "--format", "json", str(root)]) == 1
+    recs = {r["name"]: r for r in map(json.loads, capsys.readouterr().out.splitlines())}
+    assert recs["a"]["stopped"] == unknown.reason and "stopped" not in recs["c"]
+    from shardproof.display import verdict_html
+    from shardproof.report import _why
+    assert "the proof stopped at step 3" in _why(vs["a"]) and "stopped" not in _why(vs["c"])
+    assert "the proof stopped at step 3" in verdict_html(vs["a"])
+    cache = tmp_path / "cache"          # (a cached verdict keeps it)
+    for _ in range(2):
+        again = _verdicts(root, cache_dir=str(cache))["a"]
+    assert again.cached and again.stopped == unknown.reason
+
+
+def test_the_note_of_where_a_proof_stopped_is_clipped(tmp_path: Path) -> None:
+    """A term quoted in the note is cut at 160 characters, deterministically."""
+    from shardproof.prove import _clip_terms
+    long = " + ".join(f"x{i}" for i in range(100))
+    text = f"step 1 (`rw [a]`): it matches `{long}`, but its hypothesis `h : 0 < R` fails"
+    clipped = _clip_terms(text)
+    assert clipped == f"step 1 (`rw [a]`): it matches `{long[:160]} …`, but its hypothesis " \
+        "`h : 0 < R` fails"
