@@ -114,3 +114,69 @@ def test_the_note_of_where_a_proof_stopped_is_clipped(tmp_path: Path) -> None:
     clipped = _clip_terms(text)
     assert clipped == f"step 1 (`rw [a]`): it matches `{long[:160]} …`, but its hypothesis " \
         "`h : 0 < R` fails"
+
+
+HYP_LEMMAS = """\
+def fam (R : Nat) (x : Fin R → Vec 2) (r : Fin R) : Vec 2 := x r + x r
+def fam2 (R : Nat) (x : Fin R → Vec 2) (y : Vec 2) (r : Fin R) : Vec 2 := x r + x r
+def sh (R : Nat) (y : Vec 2) (c : ℝ) (r : Fin R) : Vec 2 := c • y
+theorem fam_tie (R : Nat) (x : Fin R → Vec 2) (y : Vec 2) (hx : ∀ r, x r = y) (r : Fin R) :
+    fam R x r = 2 • y := by unfold [fam]; rw [hx]; norm
+theorem fam_tie2 (R : Nat) (x : Fin R → Vec 2) (y : Vec 2) (hx : ∀ r, x r = 2 • y) (r : Fin R) :
+    fam R x r = 4 • y := by unfold [fam]; rw [hx]; norm
+theorem fam_sh (R : Nat) (x : Fin R → Vec 2) (y : Vec 2) (hx : ∀ r, x r = sh R y 1 r)
+    (r : Fin R) : fam2 R x y r = 2 • y := by unfold [fam2, sh]; rw [hx]; norm
+"""
+
+
+def test_a_hypothesis_that_does_not_follow_says_what_is_wrong(tmp_path: Path) -> None:
+    """A cited lemma's hypothesis the goal gives with its sides swapped, as an equality of
+    functions, or with another term inside was "does not follow … (is one missing?)", its text
+    cut at 120 characters.  Now the message says which goal hypothesis and what to write, or
+    where the two differ (a variable of the lemma the goal was to give is `?y`); for a
+    hypothesis no goal hypothesis resembles, where its two sides differ, in full up to 300
+    characters.  Only the message: the verdicts are as before (`unknown`, and the true twins
+    `proved`)."""
+    head = "(R : Nat) (z : Fin R → Vec 2) (y : Vec 2) ({}) (r : Fin R) : fam R z r = {} := " \
+        "by rw [{}]"
+    big = "yAVectorWithAVeryLongNameIndeedSoThatTheHypothesisIsLongerThanBefore"
+    cases = {
+        "swapped": head.format("hz : ∀ r, y = z r", "2 • y", "fam_tie"),
+        "funeq": head.format("hz : z = fun (q : Fin R) => y", "2 • y", "fam_tie"),
+        "funeq_swapped": head.format("hz : (fun (q : Fin R) => y) = z", "2 • y", "fam_tie"),
+        "other": head.format("hz : ∀ r, z r = y", "4 • y", "fam_tie2"),
+        "good": head.format("hz : ∀ r, z r = y", "2 • y", "fam_tie"),
+        "sides": "(R : Nat) (y : Vec 2) (r : Fin R) : fam2 R (fun (q : Fin R) => sh R y 2 q) y r "
+                 "= 2 • y := by rw [fam_sh]",
+        "sides_long": f"(R : Nat) ({big} : Vec 2) (r : Fin R) : fam2 R (fun (q : Fin R) => "
+                      f"sh R {big} 2 q) {big} r = 2 • {big} := by rw [fam_sh]",
+        "good_sides": "(R : Nat) (y : Vec 2) (r : Fin R) : fam2 R (fun (q : Fin R) => sh R y 1 q) "
+                      "y r = 2 • y := by rw [fam_sh]",
+    }
+    root = _write(tmp_path, {"t.lemma": HYP_LEMMAS + "".join(
+        f"theorem {k} {v}\n" for k, v in cases.items())})
+    vs = _verdicts(root, search_seconds=0)
+    assert {k: v.verdict for k, v in vs.items()} == {
+        **dict.fromkeys(["fam_tie", "fam_tie2", "fam_sh", "good", "good_sides"], "proved"),
+        **dict.fromkeys(["swapped", "funeq", "funeq_swapped", "other", "sides", "sides_long"],
+                        "unknown")}
+    miss = "its hypothesis `hx : ∀ (r~1 : Fin R), z r~1 = y` does not follow from the goal's " \
+        "hypotheses: the goal's `hz` "
+    assert vs["swapped"].reason.endswith(
+        miss + "states it with the sides swapped; write `∀ (r : Fin R), z r = y`"), \
+        vs["swapped"].reason
+    assert vs["funeq"].reason.endswith(
+        miss + "states it as an equality of functions; state it pointwise: "
+        "`∀ (r : Fin R), z r = y`"), vs["funeq"].reason
+    assert vs["funeq_swapped"].reason.endswith(
+        miss + "states it as an equality of functions, with the sides swapped; state it "
+        "pointwise: `∀ (r : Fin R), z r = y`"), vs["funeq_swapped"].reason
+    assert vs["other"].reason.endswith(
+        "its hypothesis `hx : ∀ (r~1 : Fin R), z r~1 = 2 • y` does not follow from the goal's "
+        "hypotheses: the goal's `hz` has `y` where it needs `2 • ?y`"), vs["other"].reason
+    assert vs["sides"].reason.endswith(
+        "its hypothesis `hx : ∀ (r~1 : Fin R), sh R y 2 r~1 = sh R y 1 r~1` does not follow from "
+        "the goal's hypotheses (is one missing? its two sides first differ at `2` against `1`)"), \
+        vs["sides"].reason
+    assert f"`hx : ∀ (r~1 : Fin R), sh R {big} 2 r~1 = sh R {big} 1 r~1` does not follow" \
+        in vs["sides_long"].reason, vs["sides_long"].reason
