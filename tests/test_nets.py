@@ -232,6 +232,8 @@ def test_unscaled_loss_net_step_tie_is_not_proved(negative_root, key):
     v = ck.check_theorem(g, lf)
     assert v.verdict != "proved" and v.reason, (v.verdict, v.reason)
     assert f"{net.short}CotSync0_scaled" in v.reason, v.reason
+    # (the message names the missing `R •`: the goal's hypothesis against the lemma's)
+    assert "the goal's `hgs` has `G` where it needs `R • ?G`" in v.reason, v.reason
     assert "the search skips sizes whose data has more than" in v.reason, v.reason
 
 

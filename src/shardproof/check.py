@@ -45,6 +45,7 @@ class Verdict:
     doc: str | None = None
     replayed: bool | None = None
     kernel: list[str] = field(default_factory=list)   # what the replayed proof rests on
+    stopped: str | None = None        # refuted, its script broke first: where (`unknown`'s reason)
     cached: bool = field(default=False, compare=False)
 
     def _repr_html_(self) -> str:
@@ -75,6 +76,8 @@ class Verdict:
             out["replayed"] = self.replayed
         if self.kernel:
             out["kernel"] = self.kernel
+        if self.stopped is not None:
+            out["stopped"] = self.stopped
         return out
 
 
@@ -243,6 +246,7 @@ _RECORD_FIELDS: dict[str, tuple[type, ...]] = {
     "rules": (list,), "lemmas": (list,), "oracles": (list,), "kernel": (list,), "trace": (list,),
     "counterexample": (dict, type(None)), "reason": (str, type(None)),
     "residual": (str, type(None)), "doc": (str, type(None)), "replayed": (bool, type(None)),
+    "stopped": (str, type(None)),
 }
 
 
@@ -457,6 +461,14 @@ __all__ = [
 
 # --------------------------------------------------------------------------- printing
 # (a counterexample or a witness as text: the command line and the notebook display share it)
+
+def stopped_text(v: Verdict) -> str | None:
+    """A refuted theorem's note of where its proof script broke (None when it did not)."""
+    if not v.stopped or v.verdict != "refuted":
+        return None
+    return ("the proof stopped at " if v.stopped.startswith("step ") else "the proof stopped: ") \
+        + v.stopped
+
 
 def cex_value(v: Any) -> str:
     """A counterexample value as Python/numpy can read it back (`[1, -3/2]`, `{'r': 0}`)."""

@@ -28,7 +28,7 @@ from typing import Any, TextIO
 
 from . import __version__
 from .check import (MAX_SEARCH_SECONDS, Checker, Options, Verdict, cex_value,
-                    counterexample_lines, lemma_files)
+                    counterexample_lines, lemma_files, stopped_text)
 from .errors import ShardproofError, shown_path
 from .library import LoadedFile
 from .pretty import pretty
@@ -315,6 +315,8 @@ def _failure_lines(v: Verdict, python: bool = False, file: str | None = None) ->
                                                                   file=file, name=v.name))
         elif v.reason:
             lines.append(v.reason)
+        if stopped_text(v):
+            lines.append(str(stopped_text(v)))
     elif v.verdict == "unknown":
         lines.append(f"reason: {v.reason or 'not proved'}")
         if v.residual:

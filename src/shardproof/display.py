@@ -67,6 +67,9 @@ def verdict_html(v: Any) -> str:
                      + html.escape(_format_cex(v.counterexample, v.file, v.name)) + "</pre>")
     if v.reason:
         parts.append(f"<p>{html.escape(v.reason)}</p>")
+    from .check import stopped_text
+    if stopped_text(v):
+        parts.append(f"<p>{html.escape(str(stopped_text(v)))}</p>")
     if v.residual:
         parts.append(f"<pre>{html.escape(v.residual[:2000])}</pre>")
     if v.rules or v.lemmas:

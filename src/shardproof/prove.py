@@ -67,6 +67,7 @@ class Attempt:
     steps: list[dict[str, Any]] = field(default_factory=list)
     ktrace: list[dict[str, Any]] = field(default_factory=list)   # what the kernel replays
     cites: str | None = None          # the cited theorem that is not proved (the proof stopped)
+    stopped: bool = False             # the script broke at one of its tactics (the reason)
 
 
 # A goal that rewriting may build, as a tree (the library's largest: under 2,000 nodes).
@@ -431,6 +432,31 @@ def _retype(old: T.Term, new: T.Term, types: dict, out: dict,
         _retype(old.body, new.body, types, out, path + (0,))
 
 
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+def _rewrite_label(n: int, tactics: list[T.ProofStep], k: int, j: int) -> str:
+    """Name the rewrite that failed: `step n` is the number it has in the trace `explain` prints
+    (the steps before it are the trace), not the tactic's number (the sixty-eighth review: a
+    third rewrite `rw [a, b, a]` was "step 1", the number the trace gives the first `a`).  When
+    that could be read otherwise, which tactic of the script, and which use of the name in it:
+    ``step 5 (`rw [a]`, the 2nd use of it in tactic 2 `rw [c, a, d, a]`)`` after an `unfold`."""
+    names = [x.name for x in tactics[k].names]
+    name = names[j]
+    head = f"step {n} (`rw [{name}]`"
+    if len(names) == 1:
+        return head + (")" if n == k + 1 else f", tactic {k + 1})")
+    shown = ", ".join(names)                # the tactic's text, clipped past 120 characters
+    if len(shown) > 120:
+        cut = shown.rfind(", ", 0, 100)
+        shown = (shown[:cut] if cut >= 0 else names[0]) + ", …"
+    text = f"tactic {k + 1} `{tactics[k].tactic} [{shown}]`"
+    if names.count(name) == 1:
+        return f"{head}, {text})"
+    return f"{head}, the {_ordinal(names[:j + 1].count(name))} use of it in {text})"
+
+
 def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
             proved: Callable[[str], GlobalDecl | None] | None = None) -> Attempt:
     """Run the engine on one theorem (no counterexample search).
@@ -444,6 +470,7 @@ def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
     steps: list[dict[str, Any]] = []
     ktrace: list[dict[str, Any]] = []
     lemmas: list[str] = []
+    scripted = False
     try:
         stmt = g.stmt
         assert stmt is not None
@@ -454,6 +481,7 @@ def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
         cur_types: dict = dict(g.prop_types)        # the equations' types, by position
         tactics = list(g.proof.steps) if g.proof is not None else [T.ProofStep("norm")]
         need_norm = not tactics or tactics[-1].tactic == "norm"
+        scripted = True                   # (a failure from here on is the script's)
         for k, step in enumerate(tactics):
             if step.tactic not in ("norm", "rw", "unfold", "witness"):
                 raise Failure(f"unknown tactic `{step.tactic}` (use norm, rw [..], unfold [..] "
@@ -472,7 +500,7 @@ def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
                 steps.append({"rule": "unfold", "at": "", "detail": ", ".join(sorted(names))})
                 ktrace.append({"rule": "unfold", "names": sorted(names)})
                 continue
-            for nm in step.names:
+            for j, nm in enumerate(step.names):
                 if nm.name in hyps:
                     rule = tac.rule_of_hypothesis(nm.name, hyps[nm.name])
                 else:
@@ -515,9 +543,10 @@ def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
                     if step.tactic == "rw" or count > 200:
                         break
                 if count == 0 and step.tactic == "rw":
-                    which = f"step {k + 1} (`rw [{nm.name}]`)"
+                    which = _rewrite_label(len(steps) + 1, tactics, k, j)
                     raise Failure(f"{which}: {misses[0]}" if misses else
                                   f"{which}: `{nm.name}` did not match any subterm of the goal")
+        scripted = False
         if goal.stmt is not stmt and tac.close_by_defeq(goal) and not need_norm:
             steps.append({"rule": "defeq", "at": "", "detail": "closed up to unfolding"})
             ktrace.append({"rule": "defeq"})
@@ -527,18 +556,20 @@ def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
         res.lemmas, res.steps, res.ktrace = lemmas, steps, ktrace
         return res
     except tac.TacticError as e:
-        return Attempt(False, str(e), None, pr.ctx, lemmas, steps)
+        out = Attempt(False, str(e), None, pr.ctx, lemmas, steps)
     except Failure as f:
-        return Attempt(False, f.reason, f.residual, pr.ctx, lemmas, steps, cites=f.cites)
+        out = Attempt(False, f.reason, f.residual, pr.ctx, lemmas, steps, cites=f.cites)
     except EngineGap as e:
-        return Attempt(False, f"outside what the engine decides: {e}", None, pr.ctx, lemmas,
-                       steps)
+        out = Attempt(False, f"outside what the engine decides: {e}", None, pr.ctx, lemmas,
+                      steps)
     except FuelExhausted as e:
-        return Attempt(False, f"out of fuel in {e} (rule budget {fuel})", None, pr.ctx, lemmas,
-                       steps)
+        out = Attempt(False, f"out of fuel in {e} (rule budget {fuel})", None, pr.ctx, lemmas,
+                      steps)
     except RecursionError:
-        return Attempt(False, "the term is nested too deeply for the normaliser", None, pr.ctx,
-                       lemmas, steps)
+        out = Attempt(False, "the term is nested too deeply for the normaliser", None, pr.ctx,
+                      lemmas, steps)
+    out.stopped = scripted
+    return out
 
 
 def _missing_side_conditions(g: GlobalDecl, residual: str | None) -> str | None:
@@ -650,7 +681,10 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: Checker, options: Options) -
     notes: list[str] = []
     cex = _search(g, genv, options, notes) if options.search_seconds > 0 else None
     if cex is not None:
-        return _refuted(g, cex)
+        v = _refuted(g, cex)
+        if at.stopped and at.reason:      # where the script broke, as `unknown` would say it
+            v.stopped, v.trace = _clip_terms(at.reason), list(at.steps)
+        return v
     reason = "; ".join([at.reason or "not proved"] + notes + _refuted_root(at.cites, genv,
                                                                           checker))
     hint = _missing_side_conditions(g, at.residual)
@@ -659,6 +693,13 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: Checker, options: Options) -
     # the steps the engine took before it stopped (`explain` shows where a script broke)
     return Verdict(g.name, g.path, 0, "unknown", 0.0, reason=reason, residual=at.residual,
                    trace=list(at.steps))
+
+
+def _clip_terms(text: str, limit: int = 160) -> str:
+    """A reason with every `…` quoted in it cut at ``limit`` characters (a refuted verdict's
+    note of where its proof stopped: the counterexample is the news, the note stays short)."""
+    return re.sub(r"`([^`]*)`", lambda m: m.group(0) if len(m.group(1)) <= limit
+                  else f"`{m.group(1)[:limit]} …`", text)
 
 
 def _assignment_text(assignment: dict[str, Any], limit: int = 300) -> str:

@@ -35,7 +35,7 @@ from urllib.parse import quote
 
 from . import __version__
 from . import terms as T
-from .check import Checker, Options, Report, Verdict, lemma_files
+from .check import Checker, Options, Report, Verdict, lemma_files, stopped_text
 from .errors import ShardproofError
 from .library import LoadedFile
 from .pretty import pretty, proof_suffix
@@ -932,10 +932,11 @@ def _axioms(site: _Site, v: Verdict) -> tuple[list[tuple[str, str]], set[str], s
 def _why(v: Verdict) -> str:
     e = html.escape
     if v.verdict == "refuted":
+        stopped = f"<p>{e(stopped_text(v) or '')}</p>" if stopped_text(v) else ""
         if v.counterexample:
             return (f'<div class="why refuted"><b>counterexample</b> (checked in exact '
-                    f'arithmetic){_cex_html(v.counterexample)}</div>')
-        return f'<div class="why refuted"><b>refuted:</b> {e(v.reason or "")}</div>'
+                    f'arithmetic){_cex_html(v.counterexample)}{stopped}</div>')
+        return f'<div class="why refuted"><b>refuted:</b> {e(v.reason or "")}{stopped}</div>'
     if v.verdict == "unknown":
         out = f'<div class="why unknown"><b>reason:</b> {e(v.reason or "not proved")}'
         if v.residual:

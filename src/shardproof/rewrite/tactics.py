@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import count
-from typing import Any, Callable
+from typing import AbstractSet, Any, Callable
 
 from .. import arith
 from .. import terms as T
@@ -568,6 +568,196 @@ def _matches(t: T.Term) -> str:
     return f"it matches `{pretty(t)[:80]}`"
 
 
+HYP_TEXT = 300          # characters of a cited lemma's hypothesis quoted in a miss
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit] + " …"
+
+
+def _hyp_miss(hname: str, h: T.Term, sub: dict[str, T.Term], goal: Goal, rule: RwRule) -> str:
+    """Why a hypothesis of a cited lemma did not follow from the goal's: the instance, and what
+    a goal hypothesis nearly saying it gets wrong (the sixty-eighth review).  Only the message:
+    what is accepted is ``discharge``'s alone."""
+    inst = beta(subst_capture_free(h, sub))
+    text = f"its hypothesis `{hname} : {_clip(pretty(inst), HYP_TEXT)}` does not follow from " \
+        "the goal's hypotheses"
+    hint = _hyp_hint(h, sub, goal, rule)
+    if hint:
+        return f"{text}: {hint}"
+    body = inst.body if isinstance(inst, T.Forall) else inst
+    if isinstance(body, T.Cmp) and body.op == "=" and not T.free_names(inst) & (
+            rule.vars - set(sub)):      # (the sides alike, differing deep inside)
+        a, b = _first_difference(body.lhs, body.rhs, _Same(goal.genv))
+        if a is not body.lhs:
+            return (f"{text} (is one missing? its two sides first differ at "
+                    f"`{_clip(pretty(a), 120)}` against `{_clip(pretty(b), 120)}`)")
+    return f"{text} (is one missing?)"
+
+
+def _as_goal_hyp(h: T.Term, gh: T.Term, sub: dict[str, T.Term], goal: Goal,
+                 rule: RwRule) -> dict[str, T.Term] | None:
+    """The instance under which ``gh`` says ``h``, as ``discharge`` (its steps 1 and 4) reads a
+    goal hypothesis; None when it does not."""
+    s2 = dict(sub)
+    if match(h, gh, rule.vars, s2, goal.genv, rule.size_vars):
+        return s2
+    if any(isinstance(sub.get(v), T.Lam) for v in T.free_names(h)):
+        apart = {v: f"{v}@l" for v in rule.vars - set(sub)}
+        reduced = beta(subst_capture_free(h, {**sub, **{v: T.Var(n) for v, n in apart.items()}}))
+        s3: dict[str, T.Term] = {}
+        if match(reduced, gh, set(apart.values()), s3, goal.genv,
+                 {apart[v] for v in rule.size_vars if v in apart}):
+            return {**sub, **{v: s3[n] for v, n in apart.items() if n in s3}}
+    return None
+
+
+def _pointwise(gh: T.Term, binders: tuple[T.Binder, ...]) -> T.Term | None:
+    """`f = g` (no `∀`) read at the binders: `∀ r, f r = g r`, β-reduced."""
+    if not binders or not (isinstance(gh, T.Cmp) and gh.op == "="):
+        return None
+    avoid = T.free_names(gh)
+    bs = tuple(T.Binder(b.name if b.name not in avoid else _fresh_name(b.name, avoid), b.ty)
+               for b in binders)
+    args = tuple(T.Var(b.name) for b in bs)
+    return T.Forall(bs, T.Cmp("=", beta(T.App(gh.lhs, args)), beta(T.App(gh.rhs, args))))
+
+
+def _hyp_hint(h: T.Term, sub: dict[str, T.Term], goal: Goal, rule: RwRule) -> str | None:
+    """A goal hypothesis that says ``h`` with its two sides swapped, or as an equality of
+    functions where ``h`` is pointwise (`∀ r, x r = …`), or one of the same shape (one side the
+    same) that differs inside the other: say so."""
+    inst = subst_capture_free(h, sub)
+    binders: tuple[T.Binder, ...] = inst.binders if isinstance(inst, T.Forall) else ()
+    body = h.body if isinstance(h, T.Forall) else h
+    if not (isinstance(body, T.Cmp) and body.op == "="):
+        return None
+    flipped = T.Cmp("=", body.rhs, body.lhs)
+    swapped = T.rebind(h, h.binders, flipped) if isinstance(h, T.Forall) else flipped
+    for gname, gh in goal.hyps:
+        fun = _pointwise(gh, binders)
+        for pat, cand in ((swapped, gh), (h, fun), (swapped, fun)):
+            s2 = _as_goal_hyp(pat, cand, sub, goal, rule) if cand is not None else None
+            if s2 is None:
+                continue
+            want = _clip(pretty(_source_names(beta(subst_capture_free(h, s2)))), HYP_TEXT)
+            if cand is gh:
+                return f"the goal's `{gname}` states it with the sides swapped; write `{want}`"
+            return (f"the goal's `{gname}` states it as an equality of functions"
+                    + (", with the sides swapped" if pat is swapped else "")
+                    + f"; state it pointwise: `{want}`")
+    inst = beta(inst)
+    open_ = rule.vars - set(sub)
+    for gname, gh in goal.hyps:          # (a variable of the lemma still open matches anything)
+        same = _Same(goal.genv, open_, rule.size_vars)
+        d = _differs_in_one_side(inst, gh, same)
+        if d is not None:               # (one still open after it is `?G`, as in Lean)
+            need = subst_capture_free(d[0], {**{v: T.Var(f"?{v}") for v in open_},
+                                             **same.sub})
+            return (f"the goal's `{gname}` has `{_clip(pretty(d[1]), 120)}` where it needs "
+                    f"`{_clip(pretty(need), 120)}`")
+    return None
+
+
+def _source_names(t: T.Term) -> T.Term:
+    """A `∀`'s binders renamed apart (`r~1`) given names one can write back: `r`, else `r'`."""
+    if not isinstance(t, T.Forall) or not any("~" in b.name for b in t.binders):
+        return t
+    taken = T.free_names(t) | {b.name for b in t.binders}
+    bs, m = [], {}
+    for b in t.binders:
+        name = b.name
+        if "~" in name:
+            name = name.split("~")[0]
+            while name in taken:
+                name += "'"
+            taken.add(name)
+            m[b.name] = T.Var(name)
+        bs.append(T.Binder(name, subst_capture_free(b.ty, m) if b.ty is not None else None,
+                           b.implicit))
+    return T.rebind(t, tuple(bs), subst_capture_free(t.body, m))
+
+
+class _Same:
+    """Equal up to the names of binders and the arithmetic of sizes (as `match` reads it), the
+    ``open`` variables matching anything (the same thing each time: ``sub``)."""
+
+    def __init__(self, genv: GlobalEnv, open_: AbstractSet[str] = frozenset(),
+                 size_vars: AbstractSet[str] = frozenset()) -> None:
+        self.genv, self.open, self.size_vars = genv, set(open_), set(size_vars) & set(open_)
+        self.sub: dict[str, T.Term] = {}
+
+    def __call__(self, a: T.Term, b: T.Term) -> bool:
+        if a == b:
+            return True
+        trial = dict(self.sub)
+        if match(a, b, self.open, trial, self.genv, self.size_vars):
+            self.sub = trial
+            return True
+        return False
+
+
+def _renamed_apart(a: T.Term, b: T.Term) -> tuple[list[tuple[T.Term, T.Term]], T.Term] | None:
+    """`b`'s binders renamed to `a`'s (same count, no capture): the pairs of binder types, and
+    `b`'s body.  None when they cannot be paired."""
+    if type(a) is not type(b) or len(a.binders) != len(b.binders):
+        return None
+    m: dict[str, T.Term] = {}
+    pairs = []
+    free_b = T.free_names(b)
+    for ab, bb in zip(a.binders, b.binders):
+        if ab.name in free_b:
+            return None
+        if (ab.ty is None) != (bb.ty is None):
+            return None
+        if ab.ty is not None:
+            pairs.append((ab.ty, subst_capture_free(bb.ty, m)))
+        m[bb.name] = T.Var(ab.name)
+    return pairs, subst_capture_free(b.body, m)
+
+
+def _differs_in_one_side(need: T.Term, gh: T.Term, same: _Same
+                         ) -> tuple[T.Term, T.Term] | None:
+    """When ``gh`` is an equation of ``need``'s shape (the same `∀` binders, one side the
+    same), the first subterms where the other sides differ: (needed, given)."""
+    if isinstance(need, T.Forall):
+        got = _renamed_apart(need, gh)
+        if got is None or not all(same(x, y) for x, y in got[0]):
+            return None
+        need, gh = need.body, got[1]
+    if not (isinstance(need, T.Cmp) and isinstance(gh, T.Cmp) and need.op == gh.op):
+        return None
+    if same(need.lhs, gh.lhs) and not same(need.rhs, gh.rhs):
+        return _first_difference(need.rhs, gh.rhs, same)
+    if same(need.rhs, gh.rhs) and not same(need.lhs, gh.lhs):
+        return _first_difference(need.lhs, gh.lhs, same)
+    return None
+
+
+def _first_difference(a: T.Term, b: T.Term, same: _Same) -> tuple[T.Term, T.Term]:
+    """Walk two different terms of the same shape down to the first place they differ (into an
+    arithmetic operand only where both are alike: `R * (R * B)` against `R * B`, not `R * B`
+    against `B`)."""
+    while True:
+        ka = kb = None
+        if isinstance(a, T.App) and isinstance(b, T.App) and len(a.args) == len(b.args):
+            ka, kb = [a.fn, *a.args], [b.fn, *b.args]
+        elif isinstance(a, (T.BinOp, T.Cmp)) and type(a) is type(b) and a.op == b.op:
+            ka, kb = [a.lhs, a.rhs], [b.lhs, b.rhs]
+        elif isinstance(a, (T.Neg, T.Ite, T.And, T.VecLit, T.Index)) and type(a) is type(b) \
+                and len(a.children()) == len(b.children()):
+            ka, kb = list(a.children()), list(b.children())
+        elif isinstance(a, (T.Lam, T.Sum, T.Forall)):
+            got = _renamed_apart(a, b)
+            if got is not None:
+                ka = [x for x, _ in got[0]] + [a.body]
+                kb = [y for _, y in got[0]] + [got[1]]
+        pair = next(((x, y) for x, y in zip(ka or [], kb or []) if not same(x, y)), None)
+        if pair is None or isinstance(a, (T.BinOp, T.Neg)) and type(pair[0]) is not type(pair[1]):
+            return a, b
+        a, b = pair
+
+
 def rewrite_once(goal: Goal, rule: RwRule, prove_eq=None,
                  typed: Callable[[dict, tuple], bool] | None = None,
                  misses: list[str] | None = None) -> dict[str, Any] | None:
@@ -603,9 +793,7 @@ def rewrite_once(goal: Goal, rule: RwRule, prove_eq=None,
                 # (matched to a goal hypothesis, every variable of it was bound by the match)
                 open_.append(was_open and not kind.startswith("hyp:"))
         except TacticError:
-            miss(lambda: f"{_matches(sub_t)}, but its hypothesis `{hname} : "
-                 f"{pretty(beta(subst_capture_free(h, sub)))[:120]}` does not follow "
-                 "from the goal's hypotheses (is one missing?)")
+            miss(lambda: f"{_matches(sub_t)}, but {_hyp_miss(hname, h, sub, goal, rule)}")
             continue
         missing = [v for v in T.free_names(rule.rhs) & rule.vars if v not in sub]
         if missing:
@@ -633,8 +821,8 @@ def rewrite_once(goal: Goal, rule: RwRule, prove_eq=None,
                     notes[k] = {"hyp": hname, "how": how, "kind": kind}
         except TacticError:
             miss(lambda: f"{_matches(sub_t)}, but its hypothesis `{hname} : "
-                 f"{pretty(beta(subst_capture_free(h, sub)))[:120]}` does not follow "
-                 "at the instance its other hypotheses give")
+                 f"{_clip(pretty(beta(subst_capture_free(h, sub))), HYP_TEXT)}` does not "
+                 "follow at the instance its other hypotheses give")
             continue
         left = sorted(rule.vars - set(sub))      # (one only a type mentions: `n` of `Fin n`)
         if left:
