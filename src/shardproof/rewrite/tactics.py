@@ -582,16 +582,19 @@ def _hyp_miss(hname: str, h: T.Term, sub: dict[str, T.Term], goal: Goal, rule: R
     inst = beta(subst_capture_free(h, sub))
     text = f"its hypothesis `{hname} : {_clip(pretty(inst), HYP_TEXT)}` does not follow from " \
         "the goal's hypotheses"
-    hint = _hyp_hint(h, sub, goal, rule)
-    if hint:
-        return f"{text}: {hint}"
-    body = inst.body if isinstance(inst, T.Forall) else inst
-    if isinstance(body, T.Cmp) and body.op == "=" and not T.free_names(inst) & (
-            rule.vars - set(sub)):      # (the sides alike, differing deep inside)
-        a, b = _first_difference(body.lhs, body.rhs, _Same(goal.genv))
-        if a is not body.lhs:
-            return (f"{text} (is one missing? its two sides first differ at "
-                    f"`{_clip(pretty(a), 120)}` against `{_clip(pretty(b), 120)}`)")
+    try:        # a hint is a courtesy: whatever goes wrong in finding one, the plain message
+        hint = _hyp_hint(h, sub, goal, rule)       # stands (never an internal error instead)
+        if hint:
+            return f"{text}: {hint}"
+        body = inst.body if isinstance(inst, T.Forall) else inst
+        if isinstance(body, T.Cmp) and body.op == "=" and not T.free_names(inst) & (
+                rule.vars - set(sub)):      # (the sides alike, differing deep inside)
+            a, b = _first_difference(body.lhs, body.rhs, _Same(goal.genv))
+            if a is not body.lhs:
+                return (f"{text} (is one missing? its two sides first differ at "
+                        f"`{_clip(pretty(a), 120)}` against `{_clip(pretty(b), 120)}`)")
+    except (RecursionError, ValueError, TypeError, AttributeError, KeyError):
+        pass
     return f"{text} (is one missing?)"
 
 
