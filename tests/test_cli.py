@@ -329,6 +329,28 @@ def test_a_proof_stopped_by_a_refuted_lemma_names_it(tmp_path, monkeypatch, caps
         assert recs[name]["reason"].endswith("it rests on `bad`, which is refuted")
 
 
+def test_a_proof_stopped_by_an_unknown_lemma_names_it_and_why(tmp_path, monkeypatch,
+                                                             capsys) -> None:
+    """Sixty-eighth review: a chain that ends in an `unknown` (a block whose `0 < R` was
+    dropped) said only "cannot cite `mid`: it is not proved"; it now names the root and its
+    reason, across files, as a refuted root is named."""
+    (tmp_path / ".lemmaroot").write_text("")
+    (tmp_path / "a.lemma").write_text(
+        "theorem base (R : Nat) (v : ℝ) : 1 / R * (R * v) = v := by norm\n")
+    (tmp_path / "b.lemma").write_text(
+        "import a\ntheorem mid (R : Nat) (v : ℝ) : 1 / R * (R * v) + 0 = v := by rw [base]\n")
+    (tmp_path / "c.lemma").write_text(
+        "import b\ntheorem top (R : Nat) (v : ℝ) : 1 / R * (R * v) * 1 = v := by rw [mid]\n")
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "check", "--format", "json", "--search-seconds", "0", ".")
+    recs = {r["name"]: r for r in map(json.loads, out.splitlines())}
+    assert recs["base"]["verdict"] == "unknown"
+    for name in ("mid", "top"):
+        assert recs[name]["verdict"] == "unknown"
+        assert "it rests on `base`, which is unknown: the normal forms differ" in \
+            recs[name]["reason"] and "(hR : 0 < R)" in recs[name]["reason"], recs[name]
+
+
 def test_explain_and_axioms_refuse_to_guess_between_theorems_of_one_name(tmp_path, capsys,
                                                                           monkeypatch) -> None:
     """Files that do not import each other may share a theorem name; `explain`/`axioms` took

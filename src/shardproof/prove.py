@@ -718,20 +718,27 @@ def _refuted(g: GlobalDecl, cex: dict) -> Verdict:
                    " (checked in exact arithmetic)")
 
 
-_ROOT = re.compile(r"it rests on `[^`]+`, which is refuted")
+_ROOT = re.compile(r"it rests on `[^`]+`, which is (?:refuted|unknown: .*)")   # (said last)
 
 
 def _refuted_root(cited: str | None, genv: GlobalEnv, checker: Checker) -> list[str]:
     """Where a chain of proofs that cite unproved theorems ends in a refuted one, name it: a
     whole net's statement with per-replica BatchNorm cites its prefix, which cites its own
     prefix, …, down to the first block that is refuted (read from the cited verdict's reason,
-    so a cached verdict says the same).  By name only: a cached reason keeps its text while
+    so a cached verdict says the same).  A chain that ends in an `unknown` names that one and
+    its reason (a block whose `0 < R` was dropped: the sixty-eighth review).  By name only: a cached reason keeps its text while
     the file or the line of that theorem moves (`shardproof explain NAME` shows where)."""
     v = checker.verdict_of(genv.get(cited)) if cited is not None else None
     if v is not None and v.verdict == "refuted":
         return [f"it rests on `{v.name}`, which is refuted"]
-    m = _ROOT.search(v.reason or "") if v is not None and v.verdict == "unknown" else None
-    return [m.group(0)] if m else []
+    if v is None or v.verdict != "unknown":
+        return []
+    m = _ROOT.search(v.reason or "")
+    if m:
+        return [m.group(0)]
+    why = v.reason or "not proved"                     # (the root `unknown`'s own reason)
+    why = why if len(why) <= 200 else why[:200] + " …"
+    return [f"it rests on `{v.name}`, which is unknown: {why}"]
 
 
 class KernelDecls:
