@@ -423,6 +423,9 @@ CASES = [
     Case("if_as_a_nat_fun_body", {"a.lemma": "def ap (g : Nat → Nat) (n : Nat) : Nat := g n\n"
           "theorem t : ap (fun m => if m = 0 then 1 else m) 0 = 1 := by norm\n"},
          "a.lemma:2:17", "(an `if` is always a real number here: sizes are polynomials", "t"),
+    Case("if_as_an_index", {"a.lemma": "theorem t (n : Nat) (x : Vec n) (hn : 0 < n) "
+                                         "(i : Fin n) : x (if i = 0 then 0 else 0) = x 0\n"},
+         "a.lemma:1:63", "this `if` has type ℝ (an `if` whose branches are numerals or sizes", "t"),
     Case("sum_as_a_nat_def", {"a.lemma": "def g (n : Nat) : Nat := ∑ (i : Fin n), 1\n"},
          "a.lemma:1:26", "(a `∑` is always a real number here", "g"),
     Case("vec_with_two_sizes", {"a.lemma": "theorem t (n : Nat) (x : Vec n n) : x = x\n"},

@@ -625,6 +625,10 @@ class Elaborator:
         """
         e, ty = self.elab(ix, ctx, NatT())
         if not is_nat(ty):
+            if isinstance(ix, T.Ite):       # (not one argument too many: the review's `x (if …)`)
+                raise _err(f"an index must be a natural number; this `if` has type {ty} (an "
+                           "`if` whose branches are numerals or sizes is a real here; an index "
+                           "is built from `Fin` variables, sizes, numerals, `+` and `*`)", ix, ctx)
             if applied is not None:
                 raise _err(f"too many arguments: `{pretty(applied)}` is a vector (Vec "
                            f"{_paren(bound)}), so a further argument reads an index, but "
