@@ -290,3 +290,8 @@ def test_a_long_exact_side_reads_in_digits_and_eulers_number_as_exp_1(tmp_path, 
     assert len(whole) > 300 and "…" not in whole and whole.startswith("sqrt(13)/(1 + exp("), whole
     assert cex["e2"]["message"] == "the statement fails: lhs ≈ 2.10639, rhs = 1", cex["e2"]
     assert len(cex["e3"]["lhs"]) == 2 and all(len(x) > 300 for x in cex["e3"]["lhs"])
+    from shardproof.report import build_report       # the HTML report: the same cut and digits
+    build_report([path], str(tmp_path / "site"))
+    page = (tmp_path / "site" / "e.lemma.html").read_text(encoding="utf-8")
+    assert "lhs ≈ [3.10639, 4.10639]" in page and "lhs_approx" not in page, page
+    assert "--format json has them all" in page and whole not in page

@@ -484,9 +484,9 @@ def cex_value(v: Any) -> str:
 CEX_SIDE_CHARS = 200
 
 
-def _side_value(v: Any) -> str:
+def side_value(v: Any) -> str:
     if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_side_value(x) for x in v) + "]"
+        return "[" + ", ".join(side_value(x) for x in v) + "]"
     s = cex_value(v)
     if len(s) <= CEX_SIDE_CHARS or s.startswith("["):    # (a replica family's members: as is)
         return s
@@ -519,10 +519,10 @@ def counterexample_lines(cex: dict[str, Any], python: bool = False, *,
                 lines.append(f"{group}: {cex_value(values)}")
     for side in ("lhs", "rhs"):
         if side in cex and cex[side] is not None:
-            lines.append(f"{side} = {_side_value(cex[side])}")
+            lines.append(f"{side} = {side_value(cex[side])}")
             approx = cex.get(f"{side}_approx")
             if isinstance(approx, list):      # an irrational entry also in six digits
-                lines.append(f"{side} ≈ [" + ", ".join(a if a is not None else _side_value(x)
+                lines.append(f"{side} ≈ [" + ", ".join(a if a is not None else side_value(x)
                                                        for a, x in zip(approx, cex[side])) + "]")
             elif approx is not None:
                 lines[-1] += f"  (≈ {approx})"

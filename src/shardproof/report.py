@@ -35,7 +35,7 @@ from urllib.parse import quote
 
 from . import __version__
 from . import terms as T
-from .check import Checker, Options, Report, Verdict, lemma_files, stopped_text
+from .check import Checker, Options, Report, Verdict, lemma_files, side_value, stopped_text
 from .errors import ShardproofError
 from .library import LoadedFile
 from .pretty import pretty, proof_suffix
@@ -976,12 +976,20 @@ def _cex_html(c: dict[str, Any]) -> str:
             elif vals:
                 lines.append(f"{group} = {_value(vals)}")
     for side in ("lhs", "rhs"):
-        if c.get(side) is not None:
-            lines.append(f"{side} = {_value(c[side])}")
+        if c.get(side) is not None:      # (a long exact entry cut, as in the text: its six
+            lines.append(f"{side} = {side_value(c[side])}")         # digits follow)
+            approx = c.get(f"{side}_approx")
+            if isinstance(approx, list) and isinstance(c[side], list):
+                lines.append(f"{side} ≈ [" + ", ".join(
+                    a if a is not None else side_value(x) for a, x in zip(approx, c[side]))
+                    + "]")
+            elif approx is not None:
+                lines.append(f"{side} ≈ {approx}")
     if c.get("index") is not None:
         lines.append(f"# first difference at flat index {c['index']}")
     for k in sorted(c, key=str):
-        if k in ("message", "assignment", "lhs", "rhs", "index", "witness", "python"):
+        if k in ("message", "assignment", "lhs", "rhs", "index", "witness", "python",
+                 "lhs_approx", "rhs_approx"):
             continue                  # (`python` restates the assignment above as code)
         x = c[k]
         if x in (None, False, {}, [], ""):
