@@ -945,3 +945,27 @@ theorem {name} (R N c k h w : Nat) (ε : ℝ) (θb : Vec (2 * c * c * k * k + 4 
         # closed by the comparison after the rewrites, not by a `norm` of the whole block
         # (which a larger block, the review's own, was too big for)
         assert vs["nr"].trace[-1]["rule"] == "defeq", vs["nr"].trace[-1]
+
+
+def test_rw_discharges_a_positive_numeral_size(tmp_path: Path) -> None:
+    """Seventy-first review: a kit lemma cited at a concrete replica count (`inv_mul_R` at
+    `R := 2`, `dpMean_const_mul` at 4 replicas) asked for `0 < 2`, "does not follow from the
+    goal's hypotheses (is one missing?)"; the kernel already took a positive numeral as a
+    nonzero size.  False twins: `0 < 0` (no replica) and a lemma that does not match."""
+    import shutil
+    root = tmp_path / "lemmas"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "lemmas" / "kit", root / "kit")
+    (root / ".lemmaroot").write_text("")
+    (root / "t.lemma").write_text("""import kit.divisor
+import kit.collectives
+
+theorem t1 (v : ℝ) : 1 / 2 * (2 * v) = v := by rw [inv_mul_R]
+theorem t2 (v : Vec 3) : allReduceMean 4 (fun (r : Fin 4) => v) = v := by rw [dpMean_const_mul]
+theorem f1 (v : Vec 3) : allReduceMean 0 (fun (r : Fin 0) => v) = v := by rw [dpMean_const_mul]
+theorem f2 (v : ℝ) : 1 / 2 * (3 * v) = v := by rw [inv_mul_R]
+""")
+    for replay in (True, False):
+        vs = {v.name: v for v in check_paths([root / "t.lemma"], Options(
+            search_seconds=2.0, replay=replay)).verdicts}
+        got = {k: v.verdict for k, v in vs.items() if k in ("t1", "t2", "f1", "f2")}
+        assert got == {"t1": "proved", "t2": "proved", "f1": "refuted", "f2": "refuted"}, got

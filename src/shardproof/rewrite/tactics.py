@@ -485,8 +485,8 @@ def discharge(h: T.Term, goal: Goal, rule: RwRule, sub: dict[str, T.Term],
         names = T.free_names(target) if target is not None else set()
         if goal.sizes is not None:
             nz &= goal.sizes                     # a real known nonzero may be negative
-        if target is not None and names and names <= nz and _monomial(target):
-            return "by nonzero sizes of the hypotheses", "nonzero"
+        if target is not None and names <= nz and _monomial(target):   # (`0 < 2`: a kit
+            return "by nonzero sizes of the hypotheses", "nonzero"    # lemma cited at R := 2)
     # 4. As 1, with the instance put in and β-reduced (`x := fun q => xr q` makes `∀ r, x r =
     #    …` read `∀ r, xr r = …`, the goal's `hx`; the kernel β-reduces both too). In `reduced`
     #    the instance's values bring the goal's names, so the rule's variables still to bind
