@@ -969,3 +969,19 @@ theorem f2 (v : ℝ) : 1 / 2 * (3 * v) = v := by rw [inv_mul_R]
             search_seconds=2.0, replay=replay)).verdicts}
         got = {k: v.verdict for k, v in vs.items() if k in ("t1", "t2", "f1", "f2")}
         assert got == {"t1": "proved", "t2": "proved", "f1": "refuted", "f2": "refuted"}, got
+
+
+def test_the_reciprocal_hint_suggests_rw_for_an_equation_and_a_free_name(tmp_path: Path) -> None:
+    """Seventy-first review: with `(hB : B = N)` for a real `B`, the hint said to add
+    `(hB : B ≠ 0)` — a name already taken (an input error if followed) — where `rw [hB]`
+    before `norm` is the fix; and a suggested name must be free."""
+    root = _write(tmp_path, {"t.lemma": """
+theorem t1 (N : Nat) (hN : 0 < N) (B x : ℝ) (hB : B = N) : x / B * N = x := by norm
+theorem t2 (N : Nat) (hN : 0 < N) (B x : ℝ) (hB : B = N) : x / B * N = x := by rw [hB]; norm
+theorem t3 (R : Nat) (hR : 1 = 1) (v : ℝ) : 1 / R * (R * v) = v := by norm
+"""})
+    vs = {v.name: v for v in check_paths([root], Options(search_seconds=0.0)).verdicts}
+    assert vs["t1"].verdict == "unknown" and "`rw [hB]` before `norm`" in vs["t1"].reason \
+        and "(hB : B ≠ 0)" not in vs["t1"].reason, vs["t1"].reason
+    assert vs["t2"].verdict == "proved"
+    assert "add a hypothesis `(hR' : 0 < R)`" in vs["t3"].reason, vs["t3"].reason

@@ -585,9 +585,24 @@ def _missing_side_conditions(g: GlobalDecl, residual: str | None) -> str | None:
                if re.search(rf"1/{re.escape(n)}(?![\w'₀-₉])", residual)]
     if not missing:
         return None
-    return ", ".join(f"`{n} ≠ 0` (add a hypothesis `(h{n} : "
-                     f"{f'0 < {n}' if isinstance(ty, NatT) else f'{n} ≠ 0'})`)"
-                     for n, ty in missing)
+    taken = {n for n, _ in g.binders} | {n for n, _ in g.hyps}
+    out = []
+    for n, ty in missing:
+        # a real given by an equation `norm` does not substitute (it substitutes sizes' only):
+        # rewriting with it is the fix, not a new hypothesis (the seventy-first review)
+        eq = next((hn for hn, h in g.hyps if isinstance(h, T.Cmp) and h.op == "=" and
+                   T.Var(n) in (h.lhs, h.rhs)), None)
+        if eq is not None and isinstance(ty, RealT):
+            out.append(f"`{n} ≠ 0` — but `{eq}` says what `{n}` is: `rw [{eq}]` before "
+                       "`norm` (`norm` does not use a real's equation)")
+            continue
+        hn = f"h{n}"
+        while hn in taken:            # (the suggested name must not clash with one in use)
+            hn += "'"
+        taken.add(hn)
+        out.append(f"`{n} ≠ 0` (add a hypothesis `({hn} : "
+                   f"{f'0 < {n}' if isinstance(ty, NatT) else f'{n} ≠ 0'})`)")
+    return ", ".join(out)
 
 
 _FORALL_NE = ("Lean reads a `≠` under the theorem's binders for EVERY value of them, and this "
