@@ -426,6 +426,13 @@ def test_render_net_writes_a_net_of_your_own_beside_the_kit(tmp_path: Path) -> N
     (root / ".lemmaroot").write_text("")
     with pytest.raises(ValueError, match="says census=7, but its blocks have"):
         render_net(dataclasses.replace(net, census=7), root)
+    # seventieth review: a key is a file name under the root, so a plain identifier
+    for key in ("../../escape", "a/b", "ops", "x -/"):
+        with pytest.raises(ValueError, match="plain identifiers"):
+            render_net(dataclasses.replace(net, key=key), root)
+    with pytest.raises(ValueError, match="has no blocks"):
+        render_net(dataclasses.replace(net, blocks=[]), root)
+    assert not (tmp_path / "escape.lemma").exists() and not list(root.glob("nets/*.lemma"))[1:]
     written = {p.relative_to(root).as_posix() for p in render_net(net, root, negatives=True)}
     assert written == {"nets/blocks/resStem.lemma", "nets/blocks/r34Id.lemma",
                        "nets/blocks/resHead.lemma", "nets/tiny.lemma", "nets/tiny_step.lemma",

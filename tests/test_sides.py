@@ -199,6 +199,9 @@ def test_a_notebook_theorem_has_no_path_and_the_code_says_so(tmp_path) -> None:
     (dict(R=2, N=2, g=np.zeros((2, 2))), r"`g` .* not an array of shape \(2, 2\)"),
     (dict(R=2, N=2, g=["a", 1, 2, 3]), r"`g` .*: its entry 0 is str 'a'"),
     (dict(R=2.0, N=2, g=[1, 2, 3, 4]), r"`R` is a size \(`Nat`\): give a natural number"),
+    # seventieth review: a NaN or an infinity raised numpy's and Python's own errors
+    (dict(R=2, N=2, g=[1, float("nan"), 3, 4]), r"`g` .*: its entry 1 is float nan"),
+    (dict(R=2, N=2, g=np.array([1, 2, np.inf, 4])), r"`g` .*: its entry 2 is float64 .*inf"),
     (dict(R=2, N=2, g=[1, 2, 3, 4], G=1), r"`G` is not a binder of `wrong_divisor` \(its "
                                           r"binders: R, N, g\)"),
 ])
@@ -220,6 +223,18 @@ def test_an_index_or_a_family_that_does_not_fit_is_named(root) -> None:
     with pytest.raises(sp.ShardproofError, match="no theorem named `scaledd` in .*; did you "
                                                  "mean `scaled`"):
         sp.sides(root / "t.lemma", "scaledd", r=0)
+
+
+def test_a_real_that_is_not_finite_or_a_directory_is_named(root) -> None:
+    """Seventieth review: `c=float("nan")` gave "cannot convert NaN to integer ratio", `inf`
+    an `OverflowError`, and a directory for the file an `IsADirectoryError`."""
+    (root / "c.lemma").write_text("theorem t1 (n : Nat) (x : Vec n) (c : ℝ) : c • x = x := "
+                                  "by norm\n")
+    for c in (float("nan"), float("inf"), -np.inf):
+        with pytest.raises(ValueError, match=r"`c` is a real \(`ℝ`\): give a number, not"):
+            sp.sides(root / "c.lemma", "t1", n=2, x=[1, 2], c=c)
+    with pytest.raises(sp.ShardproofError, match="is a directory: give the `.lemma` file"):
+        sp.sides(root, "t1")
 
 
 def test_sides_is_part_of_the_api() -> None:

@@ -400,6 +400,9 @@ def sides(path: str | os.PathLike[str], theorem: str, values: dict[str, Any]
         raise TypeError(f"the path of the `.lemma` file that declares `{theorem}`, not "
                         f"{path!r}")
     from .semantics import theorem_sides
+    if Path(path).is_dir():          # (an `IsADirectoryError` otherwise: the seventieth review)
+        raise ShardproofError(f"{path} is a directory: give the `.lemma` file that declares "
+                              f"`{theorem}`")
     lf = Checker().load(Path(path))
     theorems = [g for g in lf.own if g.kind == "theorem"]
     g = next((g for g in theorems if g.name == theorem), None)

@@ -1955,9 +1955,13 @@ def _given_nat(what: str, x: Any) -> int:
 
 
 def _is_number(x: Any) -> bool:
+    """A finite real number (a NaN or an infinity is none: the seventieth review got raw
+    `cannot convert NaN to integer ratio` and `OverflowError` naming no binder)."""
     if isinstance(x, (bool, np.bool_)):
         return False
-    if isinstance(x, (int, float, Fraction, np.integer, np.floating)):
+    if isinstance(x, (float, np.floating)):
+        return bool(np.isfinite(x))
+    if isinstance(x, (int, Fraction, np.integer)):
         return True
     return arith.is_exact(x) and bool(getattr(x, "is_number", False)) and x.is_real is True
 
@@ -1989,6 +1993,9 @@ def _given_vector(what: str, ty: Ty, n: int, x: Any) -> np.ndarray:
         raise ValueError(f"{need} at these sizes, not {len(arr)}")
     if arr.dtype.kind not in "iufO":
         raise ValueError(f"{need}, not an array of {arr.dtype}")
+    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+        k = int(np.flatnonzero(~np.isfinite(arr))[0])
+        raise ValueError(f"{need}: its entry {k} is {_given(arr[k])}")
     if arr.dtype == object:
         for k, e in enumerate(arr):
             if not _is_number(e):

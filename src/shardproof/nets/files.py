@@ -5,6 +5,7 @@ divided by the global batch (T3)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -59,6 +60,15 @@ def render_net(net: Net, root: str | Path, *, negatives: bool = False) -> list[P
     takes the rendered counts; any other value must match them.  Raises ``ValueError`` (with
     the block named) when the blocks do not fit together."""
     root = Path(root)
+    # the key and the template names become file names under the root and words of a comment:
+    # plain identifiers only (a key `../x` wrote outside the root: the seventieth review)
+    names = [net.key] + [b.template.name for b in net.blocks]
+    bad = [n for n in names if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", n)]
+    if bad or net.key == "ops":
+        raise ValueError(f"the net's key and its templates' names must be plain identifiers, "
+                         f"and the key not `ops` (the network ops' file): {(bad or ['ops'])[0]!r}")
+    if not net.blocks:
+        raise ValueError(f"the net {net.key!r} has no blocks")
     missing = [p for p in (".lemmaroot", "kit", "nets/ops.lemma") if not (root / p).exists()]
     if missing:
         raise ValueError(f"{root} has no {', no '.join(missing)}: copy the repository's "
@@ -69,12 +79,12 @@ def render_net(net: Net, root: str | Path, *, negatives: bool = False) -> list[P
             raise ValueError(f"the net {net.key!r} says {name}={getattr(net, name)}, but its "
                              f"blocks have {n}")
     net = replace(net, **counts)
-    names: list[str] = []
+    used: list[str] = []
     for b in net.blocks:
-        if b.template.name not in names:
-            names.append(b.template.name)
+        if b.template.name not in used:
+            used.append(b.template.name)
     files, infos = render_blocks([next(b.template for b in net.blocks if b.template.name == n)
-                                  for n in names])
+                                  for n in used])
     nr = NetRenderer(net, infos)
     files[f"nets/{net.key}.lemma"] = nr.render_fwd() + "\n"
     files[f"nets/{net.key}_step.lemma"] = nr.render_step() + "\n"
