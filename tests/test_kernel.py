@@ -975,7 +975,14 @@ def test_a_cast_makes_natural_arithmetic_real(tmp_path: Path) -> None:
         "theorem f8 : apR (fun m => fun k => m - k) = 0 := by unfold [apR]; norm\n"
         "def apV (f : Nat → Vec 2) : ℝ := f 1 0\n"
         "theorem p19 : apV (fun m => fun i => m) = 1 := by unfold [apV]; norm\n"
-        "theorem f9 : apV (fun m => fun i => m) = 2 := by unfold [apV]; norm\n")
+        "theorem f9 : apV (fun m => fun i => m) = 2 := by unfold [apV]; norm\n"
+        # ... and a vector `fun`'s body is real (`Vec n` is `Fin n → ℝ`): Lean reads `m - 1`
+        # there in ℝ (the seventieth review; it was "no subtraction")
+        "def apW (f : Vec 2) : ℝ := f 0\n"
+        "theorem p20 : apV (fun m => fun i => m - 2) = -1 := by unfold [apV]; norm\n"
+        "theorem p21 (m : Nat) : apW (fun (i : Fin 2) => m - 1) = m - 1 := by unfold [apW]; norm\n"
+        "theorem f10 : apV (fun m => fun i => m - 2) = 0 := by unfold [apV]; norm\n"
+        "theorem f11 (m : Nat) : apW (fun i => m - 2) = m - 1 := by unfold [apW]; norm\n")
     for rep in (True, False):
         vs = {v.name: v.verdict for v in
               Checker(Options(search_seconds=1.0, replay=rep)).check_file(case)}
@@ -987,7 +994,8 @@ def test_a_cast_makes_natural_arithmetic_real(tmp_path: Path) -> None:
                       "p13": "proved", "f4": "refuted", "p14": "proved", "f5": "refuted",
                       "p15": "proved", "p16": "proved", "f6": "refuted", "p17": "proved",
                       "p18": "proved", "f7": "refuted", "f8": "refuted", "p19": "proved",
-                      "f9": "refuted"}, (rep, vs)
+                      "f9": "refuted", "p20": "proved", "p21": "proved", "f10": "refuted",
+                      "f11": "refuted"}, (rep, vs)
         assert vs["p7"] != "refuted"
 
 

@@ -723,7 +723,7 @@ def test_a_failed_rw_names_the_hypothesis_with_the_instance_reduced(tmp_path: Pa
     )})
     vs = {v.name: v for v in check_paths([root], Options(search_seconds=0)).verdicts}
     assert vs["diag"].verdict == "unknown"
-    assert "but its hypothesis `hx : ∀ (r~1 : Fin R), w r~1 r = y` does not follow" \
+    assert "but its hypothesis `hx : ∀ (r' : Fin R), w r' r = y` does not follow" \
         in vs["diag"].reason, vs["diag"].reason
 
 

@@ -160,7 +160,7 @@ def test_a_hypothesis_that_does_not_follow_says_what_is_wrong(tmp_path: Path) ->
         **dict.fromkeys(["fam_tie", "fam_tie2", "fam_sh", "good", "good_sides"], "proved"),
         **dict.fromkeys(["swapped", "funeq", "funeq_swapped", "other", "sides", "sides_long"],
                         "unknown")}
-    miss = "its hypothesis `hx : ∀ (r~1 : Fin R), z r~1 = y` does not follow from the goal's " \
+    miss = "its hypothesis `hx : ∀ (r : Fin R), z r = y` does not follow from the goal's " \
         "hypotheses: the goal's `hz` "
     assert vs["swapped"].reason.endswith(
         miss + "states it with the sides swapped; write `∀ (r : Fin R), z r = y`"), \
@@ -172,11 +172,11 @@ def test_a_hypothesis_that_does_not_follow_says_what_is_wrong(tmp_path: Path) ->
         miss + "states it as an equality of functions, with the sides swapped; state it "
         "pointwise: `∀ (r : Fin R), z r = y`"), vs["funeq_swapped"].reason
     assert vs["other"].reason.endswith(
-        "its hypothesis `hx : ∀ (r~1 : Fin R), z r~1 = 2 • y` does not follow from the goal's "
+        "its hypothesis `hx : ∀ (r : Fin R), z r = 2 • y` does not follow from the goal's "
         "hypotheses: the goal's `hz` has `y` where it needs `2 • ?y`"), vs["other"].reason
     assert vs["sides"].reason.endswith(
-        "its hypothesis `hx : ∀ (r~1 : Fin R), sh R y 2 r~1 = sh R y 1 r~1` does not follow from "
+        "its hypothesis `hx : ∀ (r : Fin R), sh R y 2 r = sh R y 1 r` does not follow from "
         "the goal's hypotheses (is one missing? its two sides first differ at `2` against `1`)"), \
         vs["sides"].reason
-    assert f"`hx : ∀ (r~1 : Fin R), sh R {big} 2 r~1 = sh R {big} 1 r~1` does not follow" \
+    assert f"`hx : ∀ (r : Fin R), sh R {big} 2 r = sh R {big} 1 r` does not follow" \
         in vs["sides_long"].reason, vs["sides_long"].reason

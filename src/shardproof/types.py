@@ -548,7 +548,11 @@ class Elaborator:
             if isinstance(e, (RealT, NatT, FunT, VecT)):  # `fun (m : Nat) => m - 1` as `Nat → ℝ`:
                 body_expected = e    # a real body, as Lean elaborates it against the codomain;
                 #                      a curried `fun m => fun k => …` gets the rest of the arrow
-        elif isinstance(expected, VecT) and any(b.ty is None for b in t.binders):
+            if isinstance(e, VecT) and len(doms) < len(t.binders):
+                body_expected = RealT()        # `fun (m : Nat) (i : Fin 2) => …`: `Fin 2 → ℝ`
+        elif isinstance(expected, VecT):
+            body_expected = RealT()    # `Vec n` is `Fin n → ℝ`: Lean elaborates the body in ℝ
+        if isinstance(expected, VecT) and any(b.ty is None for b in t.binders):
             sizes = split_size(expected.size, len(t.binders))
             if sizes is None:
                 raise _err(f"{expected} does not split into {len(t.binders)} factors at its "

@@ -580,19 +580,25 @@ def _hyp_miss(hname: str, h: T.Term, sub: dict[str, T.Term], goal: Goal, rule: R
     a goal hypothesis nearly saying it gets wrong (the sixty-eighth review).  Only the message:
     what is accepted is ``discharge``'s alone."""
     inst = beta(subst_capture_free(h, sub))
-    text = f"its hypothesis `{hname} : {_clip(pretty(inst), HYP_TEXT)}` does not follow from " \
-        "the goal's hypotheses"
+    names = _source_map(inst)     # (binders renamed apart read `r` or `r'`, never `r~1`, in the
+    text = f"its hypothesis `{hname} : {_clip(pretty(_source_names(inst)), HYP_TEXT)}` does " \
+        "not follow from the goal's hypotheses"                      # quote and in the hint)
+
+    def source(msg: str) -> str:
+        for k in sorted(names, key=len, reverse=True):
+            msg = msg.replace(k, names[k])
+        return msg
     try:        # a hint is a courtesy: whatever goes wrong in finding one, the plain message
         hint = _hyp_hint(h, sub, goal, rule)       # stands (never an internal error instead)
         if hint:
-            return f"{text}: {hint}"
+            return f"{text}: {source(hint)}"
         body = inst.body if isinstance(inst, T.Forall) else inst
         if isinstance(body, T.Cmp) and body.op == "=" and not T.free_names(inst) & (
                 rule.vars - set(sub)):      # (the sides alike, differing deep inside)
             a, b = _first_difference(body.lhs, body.rhs, _Same(goal.genv))
             if a is not body.lhs:
-                return (f"{text} (is one missing? its two sides first differ at "
-                        f"`{_clip(pretty(a), 120)}` against `{_clip(pretty(b), 120)}`)")
+                return source(f"{text} (is one missing? its two sides first differ at "
+                              f"`{_clip(pretty(a), 120)}` against `{_clip(pretty(b), 120)}`)")
     except (RecursionError, ValueError, TypeError, AttributeError, KeyError):
         pass
     return f"{text} (is one missing?)"
@@ -662,22 +668,32 @@ def _hyp_hint(h: T.Term, sub: dict[str, T.Term], goal: Goal, rule: RwRule) -> st
     return None
 
 
-def _source_names(t: T.Term) -> T.Term:
-    """A `∀`'s binders renamed apart (`r~1`) given names one can write back: `r`, else `r'`."""
+def _source_map(t: T.Term) -> dict[str, str]:
+    """For a `∀`'s binders renamed apart (`r~1`), names one can write back: `r`, else `r'`."""
     if not isinstance(t, T.Forall) or not any("~" in b.name for b in t.binders):
-        return t
+        return {}
     taken = T.free_names(t) | {b.name for b in t.binders}
-    bs, m = [], {}
+    out = {}
     for b in t.binders:
-        name = b.name
-        if "~" in name:
-            name = name.split("~")[0]
+        if "~" in b.name:
+            name = b.name.split("~")[0]
             while name in taken:
                 name += "'"
             taken.add(name)
-            m[b.name] = T.Var(name)
-        bs.append(T.Binder(name, subst_capture_free(b.ty, m) if b.ty is not None else None,
-                           b.implicit))
+            out[b.name] = name
+    return out
+
+
+def _source_names(t: T.Term) -> T.Term:
+    """A `∀`'s binders renamed apart (`r~1`) given names one can write back (`_source_map`)."""
+    names = _source_map(t)
+    if not names:
+        return t
+    m = {k: T.Var(v) for k, v in names.items()}
+    bs = []
+    for b in t.binders:
+        bs.append(T.Binder(names.get(b.name, b.name),
+                           subst_capture_free(b.ty, m) if b.ty is not None else None, b.implicit))
     return T.rebind(t, tuple(bs), subst_capture_free(t.body, m))
 
 
