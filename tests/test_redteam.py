@@ -985,3 +985,22 @@ theorem t3 (R : Nat) (hR : 1 = 1) (v : ℝ) : 1 / R * (R * v) = v := by norm
         and "(hB : B ≠ 0)" not in vs["t1"].reason, vs["t1"].reason
     assert vs["t2"].verdict == "proved"
     assert "add a hypothesis `(hR' : 0 < R)`" in vs["t3"].reason, vs["t3"].reason
+
+
+def test_rw_does_not_claim_a_rewrite_inside_a_literal(tmp_path: Path) -> None:
+    """Seventieth review: `rw [H]` matched `w 0` inside `![w 0, y]`, where positions (the
+    kernel's) do not reach: nothing was replaced, yet the step was recorded with no position,
+    and the kernel refused it ("no position to rewrite at").  A match inside a literal is no
+    candidate now: the engine and the kernel agree (the same verdict with replay on and off)."""
+    root = _write(tmp_path, {"t.lemma": """
+theorem H (v : Vec 2) (a b : ℝ) (h : v = ![a, b]) : v 0 = a := by rw [h]; norm
+theorem L (a b : ℝ) : ![a, b] 0 = a := by norm
+theorem k1 (w : Vec 2) (x y : ℝ) (hw : w = ![x, y]) : ![w 0, y] 0 = x := by rw [H, L]
+"""})
+    got = {}
+    for replay in (True, False):
+        vs = {v.name: v for v in check_paths([root], Options(search_seconds=0.0,
+                                                              replay=replay)).verdicts}
+        got[replay] = vs["k1"].verdict
+        assert "no position" not in (vs["k1"].reason or ""), vs["k1"].reason
+    assert got[True] == got[False], got

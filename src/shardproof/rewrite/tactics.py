@@ -357,6 +357,8 @@ def _subterms(t: T.Term, bound: frozenset[str] = frozenset(),
         return
     fins = fins if fins is not None else {}
     yield t, bound, fins, path
+    if isinstance(t, T.VecLit):     # positions (the kernel's) do not go into a literal's
+        return                      # entries: a match there rewrote nothing (the seventieth)
     if isinstance(t, (T.Lam, T.Sum, T.Forall)):
         new = {b.name for b in t.binders}
         inner = bound | new
@@ -862,7 +864,10 @@ def rewrite_once(goal: Goal, rule: RwRule, prove_eq=None,
                 break
         else:
             new = subst_capture_free(rule.rhs, sub)
-            goal.stmt, paths = replace_like(goal.stmt, list(path), new)
+            stmt, paths = replace_like(goal.stmt, list(path), new)
+            if not paths:               # (nothing replaced where positions reach: no rewrite)
+                continue
+            goal.stmt = stmt
             return {"rule": "rw", "lemma": rule.name, "at": pretty(sub_t)[:200],
                     "detail": f"{pretty(sub_t)[:160]}  ⟶  {pretty(new)[:160]}",
                     "instance": {k: pretty(v)[:200] for k, v in sorted(sub.items())},
