@@ -1004,3 +1004,31 @@ theorem k1 (w : Vec 2) (x y : ℝ) (hw : w = ![x, y]) : ![w 0, y] 0 = x := by rw
         got[replay] = vs["k1"].verdict
         assert "no position" not in (vs["k1"].reason or ""), vs["k1"].reason
     assert got[True] == got[False], got
+
+
+def test_a_fin_binder_makes_its_range_nonzero(tmp_path: Path) -> None:
+    """Seventy-first review: `(r : Fin R)` without `0 < R` left `1 / R * (R * v) = v`
+    unknown ("needs R ≠ 0"), though the theorem holds vacuously at `R = 0` (Lean's `r.pos`) —
+    the way an ML engineer most often states a replica lemma.  A `∀` theorem's `Fin n` binder
+    now makes a monomial `n` nonzero, in the engine and the kernel.  False twins: no such
+    binder, `Fin (R + 1)`, a binder over another size, and an `∃`'s binder (a witness must
+    show it); a `∀ (r : Fin R)` inside the statement is not a binder of the theorem."""
+    import shutil
+    root = tmp_path / "lemmas"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "lemmas" / "kit", root / "kit")
+    (root / ".lemmaroot").write_text("")
+    (root / "t.lemma").write_text("""import kit.divisor
+theorem t1 (R : Nat) (r : Fin R) (v : ℝ) : 1 / R * (R * v) = v := by norm
+theorem t2 (R N : Nat) (r : Fin (R * N)) (v : ℝ) : 1 / N * (N * v) = v := by norm
+theorem t3 (R : Nat) (r : Fin R) (v : ℝ) : 1 / R * (R * v) = v := by rw [inv_mul_R]
+theorem f1 (R : Nat) (v : ℝ) : 1 / R * (R * v) = v := by norm
+theorem f2 (R : Nat) (r : Fin (R + 1)) (v : ℝ) : 1 / R * (R * v) = v := by norm
+theorem f5 (R N : Nat) (r : Fin N) (v : ℝ) : 1 / R * (R * v) = v := by norm
+theorem u3 (R : Nat) (v : ℝ) : ∀ (r : Fin R), 1 / R * (R * v) = v := by norm
+theorem u4 : ∃ (R : Nat) (r : Fin R) (v : ℝ), 1 / R * (R * v) ≠ v := by witness (R := 0)
+""")
+    for replay in (True, False):
+        got = {v.name: v.verdict for v in check_paths([root / "t.lemma"], Options(
+            search_seconds=2.0, replay=replay)).verdicts if v.name[0] in "tfu"}
+        assert got == {"t1": "proved", "t2": "proved", "t3": "proved", "f1": "refuted",
+                       "f2": "refuted", "f5": "refuted", "u3": "unknown", "u4": "unknown"}, got

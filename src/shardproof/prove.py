@@ -42,6 +42,7 @@ from .types import (
     RealT,
     VecT,
     is_negative_statement,
+    binder_facts,
     nonzero_names,
     ty_to_term,
     with_ties,
@@ -249,8 +250,8 @@ def _hyp_family(name, hd, env, nz: Normaliser) -> FVal:
 class Prover:
     def __init__(self, g: GlobalDecl, genv: GlobalEnv, fuel: int) -> None:
         self.g = g
-        self.ctx = NFContext(nonzero_names(with_ties([h for _, h in g.hyps], g.size_subst)),
-                             fuel)
+        self.ctx = NFContext(nonzero_names(with_ties([h for _, h in g.hyps] + binder_facts(g),
+                                                     g.size_subst)), fuel)
         self.nz = Normaliser(genv, self.ctx, g.size_subst)
         self.genv = genv
         self.counter = 0
@@ -477,7 +478,8 @@ def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
         hyps = dict(g.hyps)
         goal = tac.Goal(stmt, list(g.hyps), genv,
                         {n: ty.size for n, ty in g.binders if isinstance(ty, FinT)},
-                        frozenset(n for n, ty in g.binders if isinstance(ty, NatT)))
+                        frozenset(n for n, ty in g.binders if isinstance(ty, NatT)),
+                        binder_facts(g))
         cur_types: dict = dict(g.prop_types)        # the equations' types, by position
         tactics = list(g.proof.steps) if g.proof is not None else [T.ProofStep("norm")]
         need_norm = not tactics or tactics[-1].tactic == "norm"
@@ -579,7 +581,7 @@ def _missing_side_conditions(g: GlobalDecl, residual: str | None) -> str | None:
     the theorem vacuous)."""
     if not residual:
         return None
-    nz = nonzero_names(with_ties([h for _, h in g.hyps], g.size_subst))
+    nz = nonzero_names(with_ties([h for _, h in g.hyps] + binder_facts(g), g.size_subst))
     named = [(n, ty) for n, ty in g.binders if isinstance(ty, (NatT, RealT)) and n not in nz]
     missing = [(n, ty) for n, ty in named
                if re.search(rf"1/{re.escape(n)}(?![\w'₀-₉])", residual)]

@@ -41,7 +41,7 @@ import numpy as np
 from . import arith, numeric_ops
 from . import terms as T
 from .pretty import pretty
-from .types import (FinT, FunT, GlobalDecl, GlobalEnv, NatT, RealT, Ty, VecT,
+from .types import (FinT, FunT, GlobalDecl, GlobalEnv, NatT, RealT, Ty, VecT, binder_facts,
                     is_negative_statement, nonzero_names, ty_to_term)
 
 __all__ = [
@@ -2060,7 +2060,7 @@ def _size_schedule(g: GlobalDecl, plan: _Plan) -> Iterator[dict[str, int]]:
         for _ in range(SIZE_FREE_ROUNDS):       # `[0 ≤ x] = [0 < x]` had three in all)
             yield {}
         return
-    nonzero = nonzero_names([h for _, h in g.hyps])
+    nonzero = nonzero_names([h for _, h in g.hyps] + binder_facts(g))
     rn = _replica_sizes(g)
     seen: set[tuple[int, ...]] = set()
 

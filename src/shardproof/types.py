@@ -1194,6 +1194,18 @@ def nonzero_names(ctx_facts: list[T.Term]) -> set[str]:
     return out
 
 
+def binder_facts(g: "GlobalDecl") -> list[T.Term]:
+    """`0 < n` for each `Fin n` binder of a `∀` theorem: no index is below 0, so where `n = 0`
+    the theorem holds vacuously (Lean's `r.pos`), and a `1 / R` cancels under `(r : Fin R)`
+    (the seventy-first review).  Not for an `∃`'s binders (a witness must show its values),
+    nor for typing (Lean's `x 0` needs `NeZero R`; here it needs a hypothesis): only for which
+    sizes are nonzero when normalising."""
+    if g.kind != "theorem" or g.existential:
+        return []
+    return [T.Cmp("<", T.Num(Fraction(0)), ty.size) for _, ty in g.binders
+            if isinstance(ty, FinT)]
+
+
 def with_ties(facts: list[T.Term], ties: tuple[tuple[str, T.Term], ...]) -> list[T.Term]:
     """The facts, and the facts with the size ties substituted: `0 < R` and `R = N` (tied as
     `R := N`, so a range `Fin R` reads `Fin N`, and the normaliser every `R`) give `0 < N`."""

@@ -472,11 +472,18 @@ def nonzero_names(hyps: list[T.Term]) -> set[str]:
     return out
 
 
+def facts(goal: Goal) -> list[T.Term]:
+    """The hypotheses, and `0 < n` for each `Fin n` binder of a `∀` theorem (none is below 0:
+    where `n = 0` the theorem holds vacuously)."""
+    return list(goal.hyps.values()) + [T.Cmp("<", _ZERO, n) for n in goal.fins.values()
+                                       if not goal.existential]
+
+
 def positive_sizes(goal: Goal) -> frozenset[str]:
     """The goal's sizes a hypothesis makes nonzero, so ≥ 1 (Nat: a real known nonzero may be
     negative)."""
     nats = {n for n, ty in goal.types.items() if ty == NAT}
-    return frozenset(nonzero_names(list(goal.hyps.values())) & nats)
+    return frozenset(nonzero_names(facts(goal)) & nats)
 
 
 def size_fact(fact: T.Term, goal: Goal, bound: set[str] = frozenset()) -> bool:

@@ -37,8 +37,8 @@ from typing import Any
 
 from .. import arith
 from .. import terms as T
-from . import (Goal, Rejected, _holds, _strip_forall, between_sizes, nonzero_names, size_fact,
-               subst, unfold_head)
+from . import (Goal, Rejected, _holds, _strip_forall, between_sizes, facts, nonzero_names,
+               size_fact, subst, unfold_head)
 
 IPoly, RPoly = arith.IPoly, arith.RPoly
 ONE = IPoly.const(1)
@@ -81,7 +81,7 @@ class NF:
 
     def __init__(self, goal: Goal, fuel: int = 400_000) -> None:
         self.goal, self.decls, self.hyps = goal, goal.decls, list(goal.hyps.values())
-        self.nz = frozenset(nonzero_names(self.hyps))
+        self.nz = frozenset(nonzero_names(facts(goal)))
         self.bounds: dict[str, IPoly] = {}
         self.factors: dict[IPoly, list[IPoly]] = {}
         self.fuel, self.counter = fuel, 0

@@ -393,8 +393,8 @@ def _indices_in_range(rule: RwRule, sub: dict[str, T.Term], fins: dict[str, T.Te
                  if n not in bound and not T.free_names(r) & bound}, **fins}  # its range's name)
     # sizes a hypothesis makes ≥ 1 (`0 < R`): with them `0` is in `Fin R` — not a name a
     # binder above rebinds (the sixty-fourth review: the goal's `0 < R` for a bound `R`)
-    positive = frozenset(nonzero_names([gh for _, gh in goal.hyps]) & (goal.sizes or set())) \
-        - bound
+    positive = frozenset(nonzero_names([gh for _, gh in goal.hyps] + goal.facts)
+                         & (goal.sizes or set())) - bound
     for v, size in rule.fin_vars.items():
         if v not in sub:
             continue
@@ -420,6 +420,7 @@ class Goal:
     genv: GlobalEnv
     fin_bounds: dict[str, T.Term] = field(default_factory=dict)  # the goal's index variables
     sizes: frozenset[str] | None = None          # the goal's Nat variables (None: not known)
+    facts: list[T.Term] = field(default_factory=list)   # `0 < n` of its `Fin n` binders
 
 
 def discharge(h: T.Term, goal: Goal, rule: RwRule, sub: dict[str, T.Term],
@@ -477,7 +478,7 @@ def discharge(h: T.Term, goal: Goal, rule: RwRule, sub: dict[str, T.Term],
             if closed and gh == T.Cmp(body.op, li, ri):
                 return f"by hypothesis {hname}", f"hyp:{hname}"
         from ..types import nonzero_names
-        nz = nonzero_names([gh for _, gh in goal.hyps])
+        nz = nonzero_names([gh for _, gh in goal.hyps] + goal.facts)
         zero = T.Num(Fraction(0))
         target = None
         if body.op == "<" and li == zero:
