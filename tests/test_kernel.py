@@ -982,7 +982,10 @@ def test_a_cast_makes_natural_arithmetic_real(tmp_path: Path) -> None:
         "theorem p20 : apV (fun m => fun i => m - 2) = -1 := by unfold [apV]; norm\n"
         "theorem p21 (m : Nat) : apW (fun (i : Fin 2) => m - 1) = m - 1 := by unfold [apW]; norm\n"
         "theorem f10 : apV (fun m => fun i => m - 2) = 0 := by unfold [apV]; norm\n"
-        "theorem f11 (m : Nat) : apW (fun i => m - 2) = m - 1 := by unfold [apW]; norm\n")
+        "theorem f11 (m : Nat) : apW (fun i => m - 2) = m - 1 := by unfold [apW]; norm\n"
+        # ... written with both binders in one `fun` (Lean's curried form: the seventy-second)
+        "theorem p22 : apV (fun (m : Nat) (i : Fin 2) => m - 2) = -1 := by unfold [apV]; norm\n"
+        "theorem f12 : apV (fun (m : Nat) (i : Fin 2) => m - 2) = 0 := by unfold [apV]; norm\n")
     for rep in (True, False):
         vs = {v.name: v.verdict for v in
               Checker(Options(search_seconds=1.0, replay=rep)).check_file(case)}
@@ -995,7 +998,7 @@ def test_a_cast_makes_natural_arithmetic_real(tmp_path: Path) -> None:
                       "p15": "proved", "p16": "proved", "f6": "refuted", "p17": "proved",
                       "p18": "proved", "f7": "refuted", "f8": "refuted", "p19": "proved",
                       "f9": "refuted", "p20": "proved", "p21": "proved", "f10": "refuted",
-                      "f11": "refuted"}, (rep, vs)
+                      "f11": "refuted", "p22": "proved", "f12": "refuted"}, (rep, vs)
         assert vs["p7"] != "refuted"
 
 

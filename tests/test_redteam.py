@@ -1021,6 +1021,8 @@ def test_a_fin_binder_makes_its_range_nonzero(tmp_path: Path) -> None:
 theorem t1 (R : Nat) (r : Fin R) (v : ℝ) : 1 / R * (R * v) = v := by norm
 theorem t2 (R N : Nat) (r : Fin (R * N)) (v : ℝ) : 1 / N * (N * v) = v := by norm
 theorem t3 (R : Nat) (r : Fin R) (v : ℝ) : 1 / R * (R * v) = v := by rw [inv_mul_R]
+theorem t4 (R N : Nat) (h : R = N) (r : Fin R) (v : ℝ) : 1 / N * (N * v) = v := by norm
+theorem t5 (R N M : Nat) (r : Fin R) (h : R = N * M) (v : ℝ) : 1 / M * (M * v) = v := by norm
 theorem f1 (R : Nat) (v : ℝ) : 1 / R * (R * v) = v := by norm
 theorem f2 (R : Nat) (r : Fin (R + 1)) (v : ℝ) : 1 / R * (R * v) = v := by norm
 theorem f5 (R N : Nat) (r : Fin N) (v : ℝ) : 1 / R * (R * v) = v := by norm
@@ -1030,5 +1032,6 @@ theorem u4 : ∃ (R : Nat) (r : Fin R) (v : ℝ), 1 / R * (R * v) ≠ v := by wi
     for replay in (True, False):
         got = {v.name: v.verdict for v in check_paths([root / "t.lemma"], Options(
             search_seconds=2.0, replay=replay)).verdicts if v.name[0] in "tfu"}
-        assert got == {"t1": "proved", "t2": "proved", "t3": "proved", "f1": "refuted",
-                       "f2": "refuted", "f5": "refuted", "u3": "unknown", "u4": "unknown"}, got
+        assert got == {"t1": "proved", "t2": "proved", "t3": "proved", "t4": "proved",
+                       "t5": "proved", "f1": "refuted", "f2": "refuted", "f5": "refuted",
+                       "u3": "unknown", "u4": "unknown"}, got

@@ -548,8 +548,12 @@ class Elaborator:
             if isinstance(e, (RealT, NatT, FunT, VecT)):  # `fun (m : Nat) => m - 1` as `Nat → ℝ`:
                 body_expected = e    # a real body, as Lean elaborates it against the codomain;
                 #                      a curried `fun m => fun k => …` gets the rest of the arrow
-            if isinstance(e, VecT) and len(doms) < len(t.binders):
-                body_expected = RealT()        # `fun (m : Nat) (i : Fin 2) => …`: `Fin 2 → ℝ`
+            if isinstance(e, VecT) and 0 < len(doms) < len(t.binders):
+                # `fun (m : Nat) (i : Fin 2) => …` as `Nat → Vec 2` is Lean's curried
+                # `fun m => fun (i : Fin 2) => …`: the inner `fun` a vector (the seventy-second)
+                k = len(doms)
+                inner_fun = T.Lam(t.binders[k:], t.body, span=t.span)
+                return self._e_Lam(T.Lam(t.binders[:k], inner_fun, span=t.span), ctx, expected)
         elif isinstance(expected, VecT):
             body_expected = RealT()    # `Vec n` is `Fin n → ℝ`: Lean elaborates the body in ℝ
         if isinstance(expected, VecT) and any(b.ty is None for b in t.binders):

@@ -606,7 +606,7 @@ def check_statement(goal: Goal) -> set[str]:
         defs = {n: subst(v, defs) for n, v in defs.items()}
     if defs:       # (a size fact holds of what its sizes are defined as: 0 < R, R := N)
         nfc.used.add("kernel:nf-hypothesis")
-        nfc.nz |= frozenset(nonzero_names([subst(h, defs) for h in goal.hyps.values()]))
+        nfc.nz |= frozenset(nonzero_names([subst(h, defs) for h in facts(goal)]))
     env: dict[str, Any] = {}
     types = {n: subst(ty, defs) for n, ty in goal.types.items() if n not in defs}
     for name, ty in sorted(types.items(), key=lambda nt: _head(nt[1]) != "Nat"):
