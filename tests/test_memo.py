@@ -223,3 +223,27 @@ def test_replace_like_pruning_replaces_the_same_positions() -> None:
                 assert sorted(map(tuple, paths)) == sorted(same), g.name
             checked += 1
     assert checked > 100
+
+
+def test_checking_leaves_nothing_frozen_and_respects_a_callers_freeze(tmp_path) -> None:
+    """`fewer_full_collections` freezes the libraries already checked (full passes skip them)
+    and unfreezes all at the outermost exit; a caller's own frozen objects are left alone (it
+    then freezes nothing).  Verdicts do not depend on it."""
+    import gc
+
+    from shardproof.check import Checker, Options
+    (tmp_path / ".lemmaroot").write_text("")
+    (tmp_path / "a.lemma").write_text("theorem t (x : ℝ) : x + 0 = x := by norm\n")
+    (tmp_path / "b.lemma").write_text("import a\ntheorem u (x : ℝ) : x * 1 = x := by norm\n")
+    assert gc.get_freeze_count() == 0
+    vs = Checker(Options(search_seconds=0.0)).check_file(tmp_path / "b.lemma")
+    assert [v.verdict for v in vs] == ["proved"] and gc.get_freeze_count() == 0
+    keep = [object() for _ in range(3)]
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        vs = Checker(Options(search_seconds=0.0)).check_file(tmp_path / "b.lemma")
+        assert [v.verdict for v in vs] == ["proved"] and gc.get_freeze_count() <= frozen
+    finally:
+        gc.unfreeze()
+    del keep
