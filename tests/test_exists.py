@@ -120,6 +120,15 @@ theorem tied_len : ∃ (n : Nat) (h : n = 2) (v : Vec n), v ≠ ![1, 2] := by
     assert len(vs) == 7
 
 
+def test_a_witness_that_leaves_an_index_no_value_says_so(tmp_path) -> None:
+    """Seventy-second review: at `R := 0` the `∃`'s `r : Fin R` has no value, and the reason
+    said "the two sides are equal at the given values"."""
+    vs = _verdicts(tmp_path, "theorem u4 : ∃ (R : Nat) (r : Fin R) (v : ℝ), 1 / R * (R * v) ≠ v "
+                             ":= by witness (R := 0)\n")
+    assert vs["u4"].verdict == "unknown"
+    assert vs["u4"].reason == "witness: `r` has no value: `Fin R` is empty at these sizes"
+
+
 def _goal(tmp_path: Path, text: str, name: str):
     (tmp_path / ".lemmaroot").write_text("")
     case = tmp_path / "k.lemma"

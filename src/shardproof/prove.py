@@ -942,6 +942,8 @@ def _given_witness(g: GlobalDecl, genv: GlobalEnv, step: T.ProofStep) -> dict[st
         if isinstance(ty, FinT) and name in a.indices and \
                 not a.indices[name] < arith.size_value(ty.size, full.sizes):
             raise Failure(f"witness: `{name}` := {a.indices[name]} is outside `{ty}`")
+        if isinstance(ty, FinT) and arith.size_value(ty.size, full.sizes) == 0:
+            raise Failure(f"witness: `{name}` has no value: `{ty}` is empty at these sizes")
         if isinstance(ty, VecT) and name in a.tensors and \
                 len(a.tensors[name]) != arith.size_value(ty.size, full.sizes):
             raise Failure(f"witness: `{name}` has {len(a.tensors[name])} entries, but it is a "
