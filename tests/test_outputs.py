@@ -4,6 +4,7 @@ display, exit statuses) — each a row that failed before its fix."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -263,7 +264,7 @@ def test_a_long_exact_side_reads_in_digits_and_eulers_number_as_exp_1(tmp_path, 
     the whole vector of such entries; and an exact `exp(1)` printed as sympy's `E`
     (`28/(1 + E)**2`), which reads as a variable.  A long exact side now reads as its digits in
     the summary (`lhs ≈ 2.10639`), an entry past 200 characters is cut in the text (whole in
-    the JSON), and Euler's number is `exp(1)` in the text and the JSON (`math.e` as Python)."""
+    the JSON), and Euler's number is `exp(1)` in the text and the JSON (sympy's exact `E` as Python)."""
     terms = " + ".join(f"sqrt (x + {k}) / (1 + exp (sqrt (x + {k})))" for k in range(1, 13))
     _root(tmp_path, {"e.lemma": (
         "theorem e1 (x : ℝ) (h : x = 1) : 28 / (1 + exp x) ^ 2 = 0 := by norm\n"
@@ -285,7 +286,8 @@ def test_a_long_exact_side_reads_in_digits_and_eulers_number_as_exp_1(tmp_path, 
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.strip()]
     cex = {r["name"]: r["counterexample"] for r in rows if "name" in r}
     assert cex["e1"]["lhs"] == "28/(1 + exp(1))**2" and cex["e4"]["assignment"]["reals"] == \
-        {"x": "exp(1)"} and "\nx = math.e\n" in cex["e4"]["python"], cex
+        {"x": "exp(1)"} and "\nx = E\n" in cex["e4"]["python"] and \
+        "from sympy import E\n" in cex["e4"]["python"], cex
     whole = cex["e2"]["lhs"]                       # the exact value stays whole in the JSON
     assert len(whole) > 300 and "…" not in whole and whole.startswith("sqrt(13)/(1 + exp("), whole
     assert cex["e2"]["message"] == "the statement fails: lhs ≈ 2.10639, rhs = 1", cex["e2"]
@@ -295,3 +297,14 @@ def test_a_long_exact_side_reads_in_digits_and_eulers_number_as_exp_1(tmp_path, 
     page = (tmp_path / "site" / "e.lemma.html").read_text(encoding="utf-8")
     assert "lhs ≈ [3.10639, 4.10639]" in page and "lhs_approx" not in page, page
     assert "--format json has them all" in page and whole not in page
+
+
+def test_a_summary_line_whose_six_digits_agree_shows_the_difference(tmp_path, capsys) -> None:
+    """Seventy-third review: `lhs ≈ 3.63603e+238, rhs ≈ 3.63603e+238` read as no failure at
+    all; where the six digits agree the line adds the difference."""
+    _root(tmp_path, {"s.lemma": "theorem s1 (x : ℝ) : sqrt (x ^ 1000 + 3) = x ^ 500 + 1 := "
+                                "by norm\n"})
+    assert cli.main(["check", "--no-cache", "--no-times", str(tmp_path / "s.lemma")]) == 1
+    out = capsys.readouterr().out
+    assert re.search(r"the statement fails: lhs ≈ (\S+), rhs ≈ \1 \(lhs − rhs ≈ -1\.00000\)",
+                     out), out

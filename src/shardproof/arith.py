@@ -338,10 +338,48 @@ def exact_to_float(x: object) -> float:
 
 
 def exact_pystr(x: object) -> str:
-    """Python source for an exact number (``math.sqrt(2)/2``), for pasting into numpy."""
+    """Python source for an exact number, for pasting next to numpy: ``5/2`` where a float
+    holds the value exactly (the search's halves), else sympy's exact form, ``Rational(5, 6)``,
+    ``exp(Rational(5, 2))``, ``sqrt(2)/2`` (names from ``sympy``: :func:`sympy_names`).  A float
+    `5/6` or `math.exp(5/2)` moved the replayed point, and the code printed other sides (the
+    seventy-third review)."""
     e = to_exact(x)
     if e.is_Integer:
         return str(int(e))
-    if e.is_Rational:
+    if exact_in_float(e):
         return f"{e.p}/{e.q}"
-    return sympy.pycode(e)
+    global _PY_PRINTER
+    if _PY_PRINTER is None:
+        class _Printer(sp().printing.str.StrPrinter):
+            def _print_Rational(self, r: Any) -> str:
+                return f"Rational({r.p}, {r.q})"
+            _print_Half = _print_Rational
+
+            def _print_Exp1(self, _: Any) -> str:
+                return "E"
+        _PY_PRINTER = _Printer()
+    return _PY_PRINTER.doprint(e)
+
+
+_PY_PRINTER: Any = None
+
+
+def exact_in_float(x: object) -> bool:
+    """Does a float hold this exact number exactly (an integer or a fraction of a power of two
+    that fits)?  Then numpy reads the code `exact_pystr` writes as it is."""
+    if not is_exact(x):
+        return True
+    e = to_exact(x)
+    if not e.is_Rational:
+        return False
+    try:
+        return Fraction(int(e.p), int(e.q)) == Fraction(int(e.p) / int(e.q))
+    except OverflowError:            # (past a float's range)
+        return False
+
+
+def sympy_names(code: str) -> list[str]:
+    """The sympy names code from `exact_pystr` uses (for its `from sympy import …` line)."""
+    import re
+    return sorted({n for n in re.findall(r"[A-Za-z_]\w*", code) if n[0].isalpha()
+                   and hasattr(sp(), n) and n not in ("np", "math")})

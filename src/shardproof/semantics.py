@@ -155,6 +155,9 @@ class Assignment:
                          f"P={_py_matrix(m.P)}, c={_py_array(m.c)}: "
                          f"(lambda v: M @ v + c + (P @ v) ** 2)(np.concatenate([{args}]))"
                          f"{note(k)}")
+        names = arith.sympy_names("\n".join(lines[2:]))    # (exact numbers: sympy's forms)
+        if names:
+            lines.insert(2, f"from sympy import {', '.join(names)}")
         return "\n".join(lines)
 
 
@@ -208,17 +211,24 @@ def _py_num(x: Any) -> str:
     return arith.exact_pystr(x)
 
 
+def _py_dtype(arr: np.ndarray) -> str:
+    """`float` where every entry is held exactly by a float, else `object` (sympy's exact
+    numbers: a float array would move the replayed point)."""
+    return "float" if all(arith.exact_in_float(x) for x in arr.reshape(-1)) else "object"
+
+
 def _py_array(a: Any) -> str:
     arr = np.asarray(a)
     if arr.ndim == 0:
         return _py_num(arr.item())
-    return "np.array([" + ", ".join(_py_num(x) for x in arr.reshape(-1)) + "], dtype=float)"
+    return "np.array([" + ", ".join(_py_num(x) for x in arr.reshape(-1)) + \
+        f"], dtype={_py_dtype(arr)})"
 
 
 def _py_matrix(m: Any) -> str:
     arr = np.asarray(m)
     rows = ", ".join("[" + ", ".join(_py_num(x) for x in row) + "]" for row in arr)
-    return f"np.array([{rows}], dtype=float).reshape({arr.shape[0]}, {arr.shape[1]})"
+    return f"np.array([{rows}], dtype={_py_dtype(arr)}).reshape({arr.shape[0]}, {arr.shape[1]})"
 
 
 # =========================================================================== numeric backends
@@ -1430,7 +1440,7 @@ def _complete(g: GlobalDecl, env: GlobalEnv, plan: _Plan, base: Assignment, mode
 
 
 def _exactify(a: Assignment) -> Assignment:
-    """The same assignment with every number exact (floats read digit for digit)."""
+    """The same assignment with every number exact (a float as the number it holds)."""
     def ex(x: Any) -> np.ndarray:
         return _EXACT.real(_as_array(x))
     out = a.copy()
@@ -1609,18 +1619,32 @@ def _show(v: Any) -> str:
 SUMMARY_CHARS = 80
 
 
-def _brief(v: Any) -> str:
+def _brief(v: Any, digits: int = 6) -> str:
     if isinstance(v, np.ndarray):
-        return "[" + ", ".join(_brief(x) for x in v.reshape(-1)) + "]"
+        return "[" + ", ".join(_brief(x, digits) for x in v.reshape(-1)) + "]"
     s = _show(v)
     if len(s) > SUMMARY_CHARS and arith.is_exact(v):
-        return f"≈ {str(arith.to_exact(v).evalf(6))}"
+        return f"≈ {str(arith.to_exact(v).evalf(digits))}"
     return s
 
 
-def _side(name: str, v: Any) -> str:
-    b = _brief(v)
+def _side(name: str, v: Any, digits: int = 6) -> str:
+    b = _brief(v, digits)
     return f"{name} {b}" if b.startswith("≈ ") else f"{name} = {b}"
+
+
+def _sides_text(lhs: Any, rhs: Any) -> str:
+    """`lhs ≈ …, rhs = …` for the summary line; where the six digits of the two agree, their
+    difference too, so that the line shows one (the seventy-third review: `lhs ≈ 3.63603e+238,
+    rhs ≈ 3.63603e+238`)."""
+    a, b = _side("lhs", lhs), _side("rhs", rhs)
+    if a[4:] != b[4:] or not (arith.is_exact(lhs) and arith.is_exact(rhs)):
+        return f"{a}, {b}"
+    try:
+        diff = (arith.to_exact(lhs) - arith.to_exact(rhs)).evalf(6, maxn=2000)
+    except Exception:                 # (sympy's own evaluation: the line is a courtesy)
+        return f"{a}, {b}"
+    return f"{a}, {b} (lhs − rhs ≈ {diff})"
 
 
 @dataclass
@@ -1689,9 +1713,9 @@ def _judge(prop: T.Term, ev: _Ev, loc: dict, want: bool) -> _Detail:
         if index is not None:
             lv = lhs[index] if np.ndim(lhs) == 1 else lhs
             rv = rhs[index] if np.ndim(rhs) == 1 else rhs
-            text = f"at index {index}: {_side('lhs', lv)}, {_side('rhs', rv)}"
+            text = f"at index {index}: {_sides_text(lv, rv)}"
         else:
-            text = f"{_side('lhs', lhs)}, {_side('rhs', rhs)}"
+            text = f"{_sides_text(lhs, rhs)}"
         return _Detail(lhs, rhs, index, text)
     return _Detail(text=pretty(prop))
 
@@ -1764,8 +1788,9 @@ def theorem_sides(g: GlobalDecl, env: GlobalEnv, values: dict[str, Any]) -> tupl
     counterexample reports: the first that fails (under `∀`, at its first failing index; under
     `∧`, the first failing part), else the first.  They are exact (sympy numbers, object
     arrays) when the data fits in exact arithmetic, as for a counterexample's re-check (a float
-    is read digit for digit: `0.5` is 1/2); floats when it does not, when its exact evaluation
-    takes more than SIDES_EXACT_SECONDS of work, or when a map is a Python function.
+    is read as the number it holds: `0.5` is 1/2, `0.1` is not 1/10); floats when it does not,
+    when its exact evaluation takes more than SIDES_EXACT_SECONDS of work, or when a map is a
+    Python function.
     ValueError names a binder whose value is missing or does not fit its type, or says why the
     statement cannot be evaluated.
     """
