@@ -245,6 +245,19 @@ def test_explain_unknown_name(root, capsys) -> None:
     assert "no theorem named `ok_A` in .; did you mean " in err and "`ok_a`" in err
 
 
+def test_explain_a_theorem_of_a_file_that_does_not_load(tmp_path, capsys, monkeypatch) -> None:
+    """Seventy-third review: the file's input error, then "no theorem named `ex1`", though it
+    declares `ex1`: a file that does not load is named as the reason."""
+    (tmp_path / ".lemmaroot").write_text("")
+    (tmp_path / "w.lemma").write_text("theorem ex1 (x : ℝ) : x = x := by norm\n"
+                                      "theorem ex3 (x : ℝ) : x = (x := by norm\n")
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "explain", "ex1", "w.lemma")
+    assert code == 2 and out == ""
+    assert "w.lemma:2:" in err and "no theorem named `ex1` in the files that load; w.lemma " \
+        "did not (the error above)" in err, err
+
+
 def test_axioms_follow_lemmas_transitively(root, capsys) -> None:
     code, out, _ = run(capsys, "axioms", "ok_a", ".")
     assert code == 0

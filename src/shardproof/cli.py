@@ -588,11 +588,13 @@ def _find_theorem(s: _Session, name: str, paths: list[str]) -> tuple[Path, Loade
     """
     known: list[str] = []
     found: list[tuple[Path, LoadedFile, int]] = []
+    unread: list[str] = []
     for path in _files(s, paths):
         try:
             lf = s.checker.load(path)
         except ShardproofError as exc:
             s.report_error(exc)
+            unread.append(shown_path(str(path)))
             continue
         for g in lf.own:
             if g.kind == "theorem":
@@ -608,6 +610,9 @@ def _find_theorem(s: _Session, name: str, paths: list[str]) -> tuple[Path, Loade
               + "; name the file to choose one", file=s.err)
         return None
     msg = f"shardproof: error: no theorem named `{name}` in {where}"
+    if unread:       # (it may be in a file that did not load: the seventy-third review)
+        msg = (f"shardproof: error: no theorem named `{name}` in the files that load; "
+               f"{', '.join(unread)} did not (the error above): mend it and ask again")
     close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
     if close:
         msg += "; did you mean " + ", ".join(f"`{c}`" for c in close) + "?"
