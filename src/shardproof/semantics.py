@@ -2298,9 +2298,10 @@ def _search(g: GlobalDecl, env: GlobalEnv, plan: _Plan, witness: bool,
                                f"{f' at {at}' if at else ''}, but its exact re-check could not "
                                f"be evaluated: {why}")
         elif str(e) == BUDGET_RAN_OUT:
+            secs = budget[2] / WORK_PER_SECOND
             once("budget", f"the search stopped: one evaluation{f' at {at}' if at else ''} "
-                           f"exceeded the work budget ({budget[2] / WORK_PER_SECOND:g} "
-                           f"nominal seconds, `--search-seconds`)")
+                           f"exceeded the work budget ({secs:g} nominal "
+                           f"second{'' if secs == 1 else 's'}, `--search-seconds`)")
         elif at:
             once("float-eval", f"the search skipped sizes it could not evaluate (the first: "
                                f"{at}: {why})")
