@@ -264,7 +264,8 @@ def test_a_long_exact_side_reads_in_digits_and_eulers_number_as_exp_1(tmp_path, 
     the whole vector of such entries; and an exact `exp(1)` printed as sympy's `E`
     (`28/(1 + E)**2`), which reads as a variable.  A long exact side now reads as its digits in
     the summary (`lhs ≈ 2.10639`), an entry past 200 characters is cut in the text (whole in
-    the JSON), and Euler's number is `exp(1)` in the text and the JSON (sympy's exact `E` as Python)."""
+    the JSON), and Euler's number is `exp(1)` in the text and the JSON (sympy's exact `E` as
+    Python)."""
     terms = " + ".join(f"sqrt (x + {k}) / (1 + exp (sqrt (x + {k})))" for k in range(1, 13))
     _root(tmp_path, {"e.lemma": (
         "theorem e1 (x : ℝ) (h : x = 1) : 28 / (1 + exp x) ^ 2 = 0 := by norm\n"

@@ -743,8 +743,9 @@ def _refuted_root(cited: str | None, genv: GlobalEnv, checker: Checker) -> list[
     whole net's statement with per-replica BatchNorm cites its prefix, which cites its own
     prefix, …, down to the first block that is refuted (read from the cited verdict's reason,
     so a cached verdict says the same).  A chain that ends in an `unknown` names that one and
-    its reason (a block whose `0 < R` was dropped: the sixty-eighth review).  By name only: a cached reason keeps its text while
-    the file or the line of that theorem moves (`shardproof explain NAME` shows where)."""
+    its reason (a block whose `0 < R` was dropped: the sixty-eighth review).  By name only: a
+    cached reason keeps its text while the file or the line of that theorem moves
+    (`shardproof explain NAME` shows where)."""
     v = checker.verdict_of(genv.get(cited)) if cited is not None else None
     if v is not None and v.verdict == "refuted":
         return [f"it rests on `{v.name}`, which is refuted"]

@@ -579,7 +579,7 @@ def definitions(goal: Goal) -> dict[str, T.Term]:
             continue
         head, args = (h.lhs.fn, h.lhs.args) if isinstance(h.lhs, T.App) else (h.lhs, ())
         for _ in out if isinstance(head, T.Var) and not bs else ():   # a chain of ties: a = b,
-            head = out[head.name] if isinstance(out.get(head.name), T.Var) else head  # a = 3: b := 3
+            head = out[head.name] if isinstance(out.get(head.name), T.Var) else head  # a = 3: b:=3
         if isinstance(h.lhs, T.Var) and head.name in out and isinstance(h.rhs, T.Var) and not bs \
                 and goal.types.get(h.rhs.name) == goal.types.get(h.lhs.name):
             h, head = T.Cmp("=", h.rhs, h.lhs), h.rhs          # a = 3, a = b gives b := a

@@ -56,9 +56,10 @@ def render_net(net: Net, root: str | Path, *, negatives: bool = False) -> list[P
     holding the same text is not rewritten).
 
     ``root`` must be a lemma root (``.lemmaroot``) holding the kit (``kit/``) and the network
-    ops (``nets/ops.lemma``) the files import: copy them from the repository's ``lemmas/``.  A ``census`` or ``bn_sites`` of 0
-    takes the rendered counts; any other value must match them.  Raises ``ValueError`` (with
-    the block named) when the blocks do not fit together."""
+    ops (``nets/ops.lemma``) the files import: copy them from the repository's ``lemmas/``.
+    A ``census`` or ``bn_sites`` of 0 takes the rendered counts; any other value must match
+    them.  Raises ``ValueError`` when the blocks do not fit together (naming the block), and
+    for a key or template name that is no plain identifier."""
     root = Path(root)
     # the key and the template names become file names under the root and words of a comment:
     # plain identifiers only (a key `../x` wrote outside the root: the seventieth review)
