@@ -339,10 +339,10 @@ def exact_to_float(x: object) -> float:
 
 def exact_pystr(x: object) -> str:
     """Python source for an exact number, for pasting next to numpy: ``5/2`` where a float
-    holds the value exactly (the search's halves), else sympy's exact form, ``Rational(5, 6)``,
-    ``exp(Rational(5, 2))``, ``sqrt(2)/2`` (names from ``sympy``: :func:`sympy_names`).  A float
-    `5/6` or `math.exp(5/2)` moved the replayed point, and the code printed other sides (the
-    seventy-third review)."""
+    holds the value exactly (the search's halves), else sympy's exact form with every name
+    qualified (``sympy.Rational(5, 6)``, ``sympy.exp(sympy.Rational(5, 2))``, ``sympy.E``: a
+    binder named `E` cannot shadow it).  A float `5/6` or `math.exp(5/2)` moved the replayed
+    point, and the code printed other sides (the seventy-third review)."""
     e = to_exact(x)
     if e.is_Integer:
         return str(int(e))
@@ -358,7 +358,8 @@ def exact_pystr(x: object) -> str:
             def _print_Exp1(self, _: Any) -> str:
                 return "E"
         _PY_PRINTER = _Printer()
-    return _PY_PRINTER.doprint(e)
+    import re               # (an exact number's text names only sympy's functions and constants)
+    return re.sub(r"\b([A-Za-z_]\w*)", r"sympy.\1", _PY_PRINTER.doprint(e))
 
 
 _PY_PRINTER: Any = None
@@ -377,9 +378,3 @@ def exact_in_float(x: object) -> bool:
     except OverflowError:            # (past a float's range)
         return False
 
-
-def sympy_names(code: str) -> list[str]:
-    """The sympy names code from `exact_pystr` uses (for its `from sympy import …` line)."""
-    import re
-    return sorted({n for n in re.findall(r"[A-Za-z_]\w*", code) if n[0].isalpha()
-                   and hasattr(sp(), n) and n not in ("np", "math")})

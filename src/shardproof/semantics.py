@@ -155,9 +155,8 @@ class Assignment:
                          f"P={_py_matrix(m.P)}, c={_py_array(m.c)}: "
                          f"(lambda v: M @ v + c + (P @ v) ** 2)(np.concatenate([{args}]))"
                          f"{note(k)}")
-        names = arith.sympy_names("\n".join(lines[2:]))    # (exact numbers: sympy's forms)
-        if names:
-            lines.insert(2, f"from sympy import {', '.join(names)}")
+        if "sympy." in "\n".join(lines[2:]):        # (exact numbers: sympy's forms)
+            lines.insert(2, "import sympy")
         return "\n".join(lines)
 
 
@@ -175,10 +174,10 @@ def python_names(assignment: dict[str, Any]) -> dict[str, str]:
 
 def _py_names(names: list[str]) -> dict[str, str]:
     """A distinct Python identifier for each `.lemma` name: as Python reads it (NFKC: `x₁` is
-    `x1`, `ℓ` is `l`), a prime `x'` as `x_`, never a keyword, `np`, `math`, `sp` (the code
-    that computes the two sides imports shardproof as `sp`) or the lambdas' `v0…`, and a clash
-    (`ℓ` and `l`, `x'` and `x_`) numbered."""
-    taken = {"np", "math", "sp"}
+    `x1`, `ℓ` is `l`), a prime `x'` as `x_`, never a keyword, `np`, `math`, `sympy`, `sp` (the
+    code that computes the two sides imports shardproof as `sp`) or the lambdas' `v0…`, and a
+    clash (`ℓ` and `l`, `x'` and `x_`) numbered."""
+    taken = {"np", "math", "sympy", "sp"}
     out: dict[str, str] = {}
     for n in names:
         base = "".join(c if (c.isalnum() or c == "_") else "_"
