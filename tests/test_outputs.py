@@ -188,13 +188,17 @@ def test_an_irrational_side_of_a_counterexample_is_also_shown_in_digits(tmp_path
     out = capsys.readouterr().out
     assert "lhs = sqrt(2)  (≈ 1.41421)\n" in out and "lhs ≈ [1.73205, 0]\n" in out, out
     assert out.count("≈") == 2, out
-    assert cli.main(["check", "--no-cache", "--no-times", "--format", "json",
-                     str(tmp_path / "c.lemma")]) == 1
-    import json
-    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.strip()]
-    cex = {r["name"]: r["counterexample"] for r in rows if "name" in r}
+    cex = _json_counterexamples(str(tmp_path / "c.lemma"), capsys)
     assert cex["q1"]["lhs_approx"] == "1.41421" and "rhs_approx" not in cex["q1"]
     assert cex["q2"]["lhs_approx"] == ["1.73205", None] and "lhs_approx" not in cex["q3"]
+
+
+def _json_counterexamples(path: str, capsys) -> dict:
+    """`check --format json` on a file that refutes something: each theorem's counterexample."""
+    import json
+    assert cli.main(["check", "--no-cache", "--no-times", "--format", "json", path]) == 1
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.strip()]
+    return {r["name"]: r["counterexample"] for r in rows if "name" in r}
 
 
 def test_digits_of_family_sides_and_of_huge_values(tmp_path, capsys) -> None:
@@ -282,10 +286,7 @@ def test_a_long_exact_side_reads_in_digits_and_eulers_number_as_exp_1(tmp_path, 
     assert "the statement fails: at index 0: lhs ≈ 3.10639, rhs = 1\n" in out, out
     assert "reals: x = exp(1)\n" in out and "lhs ≈ [3.10639, 4.10639]\n" in out, out
     assert max(map(len, out.splitlines())) < 700, max(map(len, out.splitlines()))
-    assert cli.main(["check", "--no-cache", "--no-times", "--format", "json", path]) == 1
-    import json
-    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.strip()]
-    cex = {r["name"]: r["counterexample"] for r in rows if "name" in r}
+    cex = _json_counterexamples(path, capsys)
     assert cex["e1"]["lhs"] == "28/(1 + exp(1))**2" and cex["e4"]["assignment"]["reals"] == \
         {"x": "exp(1)"} and "\nx = sympy.E\n" in cex["e4"]["python"] and \
         "\nimport sympy\n" in cex["e4"]["python"], cex

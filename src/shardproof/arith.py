@@ -13,6 +13,7 @@ that needs no exact reals never pays its import.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from fractions import Fraction
 from functools import lru_cache
@@ -358,7 +359,7 @@ def exact_pystr(x: object) -> str:
             def _print_Exp1(self, _: Any) -> str:
                 return "E"
         _PY_PRINTER = _Printer()
-    import re               # (an exact number's text names only sympy's functions and constants)
+    # (an exact number's text names only sympy's functions and constants)
     return re.sub(r"\b([A-Za-z_]\w*)", r"sympy.\1", _PY_PRINTER.doprint(e))
 
 

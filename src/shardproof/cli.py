@@ -315,8 +315,8 @@ def _failure_lines(v: Verdict, python: bool = False, file: str | None = None) ->
                                                                   file=file, name=v.name))
         elif v.reason:
             lines.append(v.reason)
-        if stopped_text(v):
-            lines.append(str(stopped_text(v)))
+        if (stopped := stopped_text(v)) is not None:
+            lines.append(stopped)
     elif v.verdict == "unknown":
         lines.append(f"reason: {v.reason or 'not proved'}")
         if v.residual:

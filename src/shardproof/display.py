@@ -68,8 +68,8 @@ def verdict_html(v: Any) -> str:
     if v.reason:
         parts.append(f"<p>{html.escape(v.reason)}</p>")
     from .check import stopped_text
-    if stopped_text(v):
-        parts.append(f"<p>{html.escape(str(stopped_text(v)))}</p>")
+    if (stopped := stopped_text(v)) is not None:
+        parts.append(f"<p>{html.escape(stopped)}</p>")
     if v.residual:
         parts.append(f"<pre>{html.escape(v.residual[:2000])}</pre>")
     if v.rules or v.lemmas:

@@ -932,7 +932,7 @@ def _axioms(site: _Site, v: Verdict) -> tuple[list[tuple[str, str]], set[str], s
 def _why(v: Verdict) -> str:
     e = html.escape
     if v.verdict == "refuted":
-        stopped = f"<p>{e(stopped_text(v) or '')}</p>" if stopped_text(v) else ""
+        stopped = f"<p>{e(text)}</p>" if (text := stopped_text(v)) is not None else ""
         if v.counterexample:
             return (f'<div class="why refuted"><b>counterexample</b> (checked in exact '
                     f'arithmetic){_cex_html(v.counterexample)}{stopped}</div>')

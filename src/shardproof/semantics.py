@@ -1368,8 +1368,8 @@ def _draw_base(g: GlobalDecl, env: GlobalEnv, plan: _Plan, sizes: dict[str, int]
             else:
                 a.families[name] = [np.asarray(float(_draw(rng, 1, data)[0])) for _ in range(R)]
                 a.member_shapes[name] = ()
-        elif _map_widths(ty) is not None:
-            widths, out = _map_widths(ty)  # type: ignore[misc]
+        elif (shape := _map_widths(ty)) is not None:
+            widths, out = shape
             ws = tuple(_size_of_ty(w, sz) for w in widths)
             m, n = sum(ws), _size_of_ty(out, sz)
             a.maps[name] = RandomMap(_draw(rng, n * m, data).reshape(n, m),
@@ -1909,8 +1909,8 @@ def _given_assignment(g: GlobalDecl, values: dict[str, Any]
                 a.families[name] = [_as_array(_given_real(f"`{name}`[{r}] is a real (`ℝ`)",
                                                           x[r])) for r in range(R)]
                 a.member_shapes[name] = ()
-        elif _map_widths(ty) is not None:
-            widths, out = _map_widths(ty)  # type: ignore[misc]
+        elif (shape := _map_widths(ty)) is not None:
+            widths, out = shape
             ws = tuple(_given_size(name, w, a.sizes) for w in widths)
             out_n = _given_size(name, out, a.sizes)
             if isinstance(x, RandomMap):
@@ -2256,8 +2256,8 @@ def _entries_to_draw(g: GlobalDecl, plan: _Plan, sizes: dict[str, int]) -> int:
             elif isinstance(ty, FunT) and isinstance(ty.dom, FinT):
                 n += _size_of_ty(ty.dom, sz) * (_size_of_ty(ty.cod, sz)
                                                 if isinstance(ty.cod, VecT) else 1)
-            elif _map_widths(ty) is not None:           # a random map: two n × m matrices
-                widths, out = _map_widths(ty)  # type: ignore[misc]
+            elif (shape := _map_widths(ty)) is not None:   # a random map: two n × m matrices
+                widths, out = shape
                 m, k = sum(_size_of_ty(w, sz) for w in widths), _size_of_ty(out, sz)
                 n += 2 * k * m + k
         return n

@@ -438,8 +438,8 @@ def discharge(h: T.Term, goal: Goal, rule: RwRule, sub: dict[str, T.Term],
     # 1. A goal hypothesis that matches (also binds leftover variables); see 4 for one that
     #    matches once the instance is put in and β-reduced.
     for hname, gh in goal.hyps:
-        s2 = dict(sub)
-        if match(h, gh, rule.vars, s2, goal.genv, rule.size_vars):
+        s2 = _says_directly(h, gh, sub, goal, rule)
+        if s2 is not None:
             sub.update(s2)
             return f"by hypothesis {hname}", f"hyp:{hname}"
     # 2. An equation that holds by β/δ once its left side is evaluated (binds the right side's
@@ -496,20 +496,47 @@ def discharge(h: T.Term, goal: Goal, rule: RwRule, sub: dict[str, T.Term],
     #    are renamed apart first (`@l`: no source name has an `@`; the sixty-first review
     #    matched a leftover `k` with the goal's `k` the instance brought in). Last: what 2 and 3
     #    show, they show as before this step existed.
-    if any(isinstance(sub.get(v), T.Lam) for v in T.free_names(h)):   # (else no β-redex)
-        apart = {v: f"{v}@l" for v in rule.vars - set(sub)}
-        reduced = beta(subst_capture_free(h, {**sub, **{v: T.Var(n) for v, n in apart.items()}}))
-        for hname, gh in goal.hyps:
-            s2: dict[str, T.Term] = {}
-            if match(reduced, gh, set(apart.values()), s2, goal.genv,
-                     {apart[v] for v in rule.size_vars if v in apart}):
-                sub.update({v: s2[n] for v, n in apart.items() if n in s2})
-                return f"by hypothesis {hname}", f"hyp:{hname}"
+    reduced = _reduced(h, sub, rule)
+    for hname, gh in goal.hyps if reduced is not None else ():
+        s2 = _says_reduced(reduced, gh, sub, goal, rule)  # type: ignore[arg-type]
+        if s2 is not None:
+            sub.update(s2)
+            return f"by hypothesis {hname}", f"hyp:{hname}"
     # 5. The normaliser, when allowed.
     if prove_eq is not None and isinstance(body, T.Cmp) and body.op == "=":
         if prove_eq(inst, body.lhs, body.rhs):
             return "by the normaliser", "norm"
     raise TacticError(f"cannot discharge the hypothesis `{pretty(inst)}` of `{rule.name}`")
+
+
+def _says_directly(h: T.Term, gh: T.Term, sub: dict[str, T.Term], goal: Goal,
+                   rule: RwRule) -> dict[str, T.Term] | None:
+    """The instance (``sub`` extended) under which the goal's hypothesis ``gh`` says ``h`` by
+    matching (``discharge``'s step 1); None when it does not."""
+    s2 = dict(sub)
+    return s2 if match(h, gh, rule.vars, s2, goal.genv, rule.size_vars) else None
+
+
+def _reduced(h: T.Term, sub: dict[str, T.Term], rule: RwRule
+             ) -> tuple[T.Term, dict[str, str]] | None:
+    """``h`` with the instance put in and β-reduced, the rule's variables still to bind renamed
+    apart (``discharge``'s step 4), and that renaming; None when the instance makes no β-redex
+    (no `fun` among its values for ``h``'s names)."""
+    if not any(isinstance(sub.get(v), T.Lam) for v in T.free_names(h)):
+        return None
+    apart = {v: f"{v}@l" for v in rule.vars - set(sub)}
+    return beta(subst_capture_free(h, {**sub, **{v: T.Var(n) for v, n in apart.items()}})), apart
+
+
+def _says_reduced(reduced: tuple[T.Term, dict[str, str]], gh: T.Term, sub: dict[str, T.Term],
+                  goal: Goal, rule: RwRule) -> dict[str, T.Term] | None:
+    """As :func:`_says_directly`, for ``h`` as :func:`_reduced` gives it (step 4)."""
+    term, apart = reduced
+    s2: dict[str, T.Term] = {}
+    if not match(term, gh, set(apart.values()), s2, goal.genv,
+                 {apart[v] for v in rule.size_vars if v in apart}):
+        return None
+    return {**sub, **{v: s2[n] for v, n in apart.items() if n in s2}}
 
 
 def _monomial(t: T.Term) -> bool:
@@ -611,17 +638,9 @@ def _as_goal_hyp(h: T.Term, gh: T.Term, sub: dict[str, T.Term], goal: Goal,
                  rule: RwRule) -> dict[str, T.Term] | None:
     """The instance under which ``gh`` says ``h``, as ``discharge`` (its steps 1 and 4) reads a
     goal hypothesis; None when it does not."""
-    s2 = dict(sub)
-    if match(h, gh, rule.vars, s2, goal.genv, rule.size_vars):
-        return s2
-    if any(isinstance(sub.get(v), T.Lam) for v in T.free_names(h)):
-        apart = {v: f"{v}@l" for v in rule.vars - set(sub)}
-        reduced = beta(subst_capture_free(h, {**sub, **{v: T.Var(n) for v, n in apart.items()}}))
-        s3: dict[str, T.Term] = {}
-        if match(reduced, gh, set(apart.values()), s3, goal.genv,
-                 {apart[v] for v in rule.size_vars if v in apart}):
-            return {**sub, **{v: s3[n] for v, n in apart.items() if n in s3}}
-    return None
+    s2 = _says_directly(h, gh, sub, goal, rule)
+    reduced = _reduced(h, sub, rule) if s2 is None else None
+    return _says_reduced(reduced, gh, sub, goal, rule) if reduced is not None else s2
 
 
 def _pointwise(gh: T.Term, binders: tuple[T.Binder, ...]) -> T.Term | None:
