@@ -338,6 +338,36 @@ def test_false_statement_is_not_proved(tmp_path: Path, case: str, replay: bool) 
         assert verdicts["bad_ne"].verdict != "proved"
 
 
+CONTENT_TRUE = ("1 / (K * N + N) * x = 1 / N * (1 / (K + 1) * x)",
+                "1 / ((A + B) * N) * x = 1 / (A + B) * (1 / N * x)",
+                "x / (N * x + N * x * K) = 1 / (N * (K + 1)) * (x / x)")
+CONTENT_FALSE = ("1 / (K * N + N) * x = 1 / N * (1 / K * x)",
+                 "1 / ((A + B) * N) * x = 1 / (A + B) * x",
+                 "x / (N * x + N * x * K) = 1 / (N * (K + 1))")
+
+
+@pytest.mark.parametrize("replay", [True, False])
+def test_a_common_factor_leaves_a_reciprocal(tmp_path: Path, replay: bool) -> None:
+    """`1/(K·N + N)` is `1/N · 1/(K + 1)` with or without `N ≠ 0` (Lean's `mul_inv`; the
+    seventy-fourth review: the last micro-batch's divisor was `unknown`, and its hint asked for
+    `0 < N`, which did not help); the engine and the kernel (`ring.RPoly.inverse`) both take the
+    common monomial out.  The false twins (another divisor, a dropped factor, `x / x` read as 1
+    without `x ≠ 0`) are refuted."""
+    text = ""
+    for k, hyp in enumerate(("", "(hN : 0 < N) ")):
+        for j, stmt in enumerate(CONTENT_TRUE):
+            text += f"theorem ok{k}{j} (A B K N : Nat) {hyp}(x : ℝ) : {stmt} := by norm\n"
+        for j, stmt in enumerate(CONTENT_FALSE):
+            text += f"theorem bad{k}{j} (A B K N : Nat) {hyp}(x : ℝ) : {stmt} := by norm\n"
+    root = _write(tmp_path, {"content.lemma": text})
+    got = {v.name: v.verdict for v in
+           check_paths([root], Options(search_seconds=2.0, replay=replay)).verdicts}
+    assert {n: v for n, v in got.items() if n.startswith("ok")} == \
+        {f"ok{k}{j}": "proved" for k in range(2) for j in range(3)}
+    assert {n: v for n, v in got.items() if n.startswith("bad")} == \
+        {f"bad{k}{j}": "refuted" for k in range(2) for j in range(3)}
+
+
 def test_one_file_under_two_lemma_roots_is_two_declarations(tmp_path: Path) -> None:
     """`sub/thm.lemma` read under the root `sub/` imports `sub/defs.lemma`; read under the outer
     root it imports the outer `defs.lemma`, where `f` differs: its verdict under one root was

@@ -432,6 +432,33 @@ def test_inv_monomial(seed, kind, nz, coef, data_) -> None:
     assert same(eval_poly(q, env), lean_inv(eval_poly(p, env))), (show_poly(p), show_poly(q))
 
 
+@SETTINGS
+@given(seed=seed_st, kind=kind_st, nz=st.sets(st.sampled_from(["U", "V", "a"])), data_=st.data())
+def test_inv_content(seed, kind, nz, data_) -> None:
+    """(g·q)⁻¹ = g⁻¹·q⁻¹ for g common to every term (Lean's `mul_inv`, true where g or q is 0),
+    against Lean's x⁻¹: g a monomial of sizes and scalars (with negative powers of names known
+    nonzero), q a polynomial of ≥ 2 terms."""
+    ctx = NFContext(set(nz))
+    g = Poly.const(data_.draw(st.sampled_from([Fraction(1), Fraction(-2), Fraction(3, 4)])))
+    for a, e in data_.draw(_mono_st(nz)):
+        g = g * a.pow(e)
+    if "V" in nz and data_.draw(st.booleans()):
+        g = g * inverse(Poly.atom(Size("V")), ctx)
+    q = acc("X", K(0)) + Poly.atom(Size("U")) * acc("Y", K(1)).scale(Fraction(-1, 2))
+    if data_.draw(st.booleans()):
+        q = q + Poly.atom(Scalar("b"))
+    p = g * q
+    out = inverse(p, ctx)
+    assume(len(p.terms) >= 2)
+    assert ("inv_content" in ctx.rules_used) == (g.as_const() is None)
+    sizes = {"U": data_.draw(st.integers(1 if "U" in nz else 0, 3)),
+             "V": data_.draw(st.integers(1 if "V" in nz else 0, 3)), "W": 1, "I": 1}
+    env = make_env(sizes, seed, kind)
+    if "a" in nz and env.scalars["a"] == 0:
+        env.scalars["a"] = Fraction(5, 2)
+    assert same(eval_poly(out, env), lean_inv(eval_poly(p, env))), (show_poly(p), show_poly(out))
+
+
 @FEW
 @given(R=st.integers(0, 3), v=st.integers(-4, 4))
 def test_inv_monomial_needs_the_nonzero_fact(R, v) -> None:
@@ -708,6 +735,7 @@ RULE_TESTS: dict[str, Callable[..., None]] = {
     "linear_jacobian": test_linear_jacobian,
     "div_as_inverse": test_div_as_inverse,
     "inv_monomial": test_inv_monomial,
+    "inv_content": test_inv_content,
     "inv_opaque": test_inv_opaque,
     "ite_indicator": test_ite_indicator,
     "index_compare_const": test_index_compare_const,

@@ -105,6 +105,14 @@ class RPoly:
         if not self.d:
             return RPoly()
         if len(self.d) > 1:
+            # (g·q)⁻¹ = g⁻¹·q⁻¹ in a field with 0⁻¹ = 0 (Lean's `mul_inv`): the monomial g
+            # common to every term (an indicator's [c] aside) is inverted as a monomial
+            g = srt((a, min(dict(m).get(a, 0) for m in self.d))
+                    for a in {a for m in self.d for a, _ in m} if a[0] not in IDEMPOTENT)
+            g = tuple((a, e) for a, e in g if e)
+            if g:
+                q = RPoly({mono_mul(m, tuple((a, -e) for a, e in g)): c for m, c in self.d.items()})
+                return RPoly({g: Fraction(1)}).inverse(invertible) * q.inverse(invertible)
             lead = min(self.d.items(), key=repr)[1]
             return RPoly.atom(("invp", self.scale(1 / lead).key())).scale(1 / lead)
         (m, c), = self.d.items()

@@ -678,6 +678,18 @@ def inverse(p: Poly, ctx: NFContext) -> Poly:
             res = res * Poly.atom(a, e)
         ctx.use("inv_monomial")
         return res.scale(1 / coef)
+    # (g·q)⁻¹ = g⁻¹·q⁻¹ (Lean's `mul_inv`, true at 0 too): g, the monomial common to every
+    # term (indicators aside: [c]⁻¹ stays an atom), is inverted as a monomial, so
+    # 1/(K·N + N) is 1/N · 1/(K + 1) (the seventy-fourth review)
+    exps = [dict(m) for m, _ in p.terms]
+    atoms = {a for m in exps for a in m if not isinstance(a, (Pos, EqZ))}
+    content = tuple(sorted(((a, min(m.get(a, 0) for m in exps)) for a in atoms),
+                           key=lambda x: x[0].key))
+    content = tuple((a, e) for a, e in content if e)
+    if content:
+        ctx.use("inv_content")
+        unit = Poly.mono(tuple((a, -e) for a, e in content))
+        return inverse(Poly.mono(content), ctx) * inverse(p * unit, ctx)
     lead = p.terms[-1][1]
     q = p.scale(1 / lead)
     ctx.use("inv_opaque")

@@ -39,6 +39,10 @@ RULES: tuple[Rule, ...] = (
     Rule("inv_monomial", "rule",
          "(c · Π aᵢ^eᵢ)⁻¹ = c⁻¹ · Π (aᵢ⁻¹)^eᵢ, with aᵢ⁻¹ a negative exponent when aᵢ ≠ 0 is "
          "known and the atom Rec(aᵢ) otherwise", "c ≠ 0 (a nonzero rational)", "nf.inverse"),
+    Rule("inv_content", "rule",
+         "(g · q)⁻¹ = g⁻¹ · q⁻¹ for g the monomial common to every term of a polynomial with "
+         "≥ 2 terms (indicators aside); g⁻¹ by inv_monomial, q⁻¹ by inv_opaque",
+         "", "nf.inverse"),
     Rule("inv_opaque", "rule", "p⁻¹ = (1/lead) · InvP(p / lead) for a polynomial with ≥ 2 terms",
          "", "nf.inverse"),
     Rule("ite_indicator", "rule", "if c then a else b = b + [c] · (a − b)", "", "normalize.real"),
