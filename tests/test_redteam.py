@@ -1065,3 +1065,45 @@ theorem u4 : ∃ (R : Nat) (r : Fin R) (v : ℝ), 1 / R * (R * v) ≠ v := by wi
         assert got == {"t1": "proved", "t2": "proved", "t3": "proved", "t4": "proved",
                        "t5": "proved", "f1": "refuted", "f2": "refuted", "f5": "refuted",
                        "u3": "unknown", "u4": "unknown"}, got
+
+
+def test_uneven_shard_gaps_say_what_is_not_built(tmp_path: Path) -> None:
+    """Seventy-fourth review (uneven shards as an engineer states them): a comparison of a bound
+    index with a size showed the engine's name (`$30 - N1`), a family of sizes read "of type
+    Nat", sums over `N1`, `N2` and `N1 + N2` said only "the normal forms differ" (and the docs
+    read a leftover sum as a missing all-reduce), and a vector given pointwise by a hypothesis
+    was not substituted with no word of `rw`.  Each is `unknown` (true statements the engine
+    does not decide), with a reason that names the source and the way round; the workarounds
+    the reasons suggest prove them."""
+    root = _write(tmp_path, {"t.lemma": """
+theorem cut (N1 N2 : Nat) (x : Vec (N1 + N2)) :
+    (∑ (i : Fin (N1 + N2)), (if i < N1 then x i else 0)) = ∑ (i : Fin N1), x i := by norm
+theorem fam (R : Nat) (N : Fin R → Nat) (g : Fin R → ℝ) :
+    (∑ (r : Fin R), N r * g r) = ∑ (r : Fin R), g r * N r := by norm
+theorem fam_unused (R : Nat) (N : Fin R → Nat) (g : Fin R → ℝ) :
+    (∑ (r : Fin R), g r) = ∑ (r : Fin R), g r := by norm
+theorem adj (N1 N2 : Nat) (x : Vec (N1 + N2)) :
+    (∑ (i : Fin N1), x i) + (∑ (j : Fin N2), x (N1 + j)) = ∑ (i : Fin (N1 + N2)), x i := by norm
+theorem adj_rw (N1 N2 : Nat) (x : Vec (N1 + N2))
+    (hs : (∑ (i : Fin (N1 + N2)), x i) = (∑ (i : Fin N1), x i) + (∑ (j : Fin N2), x (N1 + j))) :
+    (∑ (i : Fin N1), x i) + (∑ (j : Fin N2), x (N1 + j)) = ∑ (i : Fin (N1 + N2)), x i := by
+  rw [hs]; norm
+theorem peel (N : Nat) (x : Vec (N + 1)) :
+    (∑ (i : Fin N), x i) + x N = ∑ (i : Fin (N + 1)), x i := by norm
+theorem vec (N1 N2 : Nat) (X : Vec (N1 + N2)) (a : Vec N1) (ha : ∀ (i : Fin N1), a i = X i) :
+    (∑ (i : Fin N1), a i) = ∑ (i : Fin N1), X i := by norm
+theorem vec_rw (N1 N2 : Nat) (X : Vec (N1 + N2)) (a : Vec N1) (ha : ∀ (i : Fin N1), a i = X i) :
+    (∑ (i : Fin N1), a i) = ∑ (i : Fin N1), X i := by rw [ha]; norm
+theorem vec_bad (N1 N2 : Nat) (X : Vec (N1 + N2)) (a : Vec N1) (ha : ∀ (i : Fin N1), a i = X i) :
+    (∑ (i : Fin N1), a i) = ∑ (i : Fin N1), X (i + N2) := by rw [ha]; norm
+"""})
+    vs = {v.name: v for v in check_paths([root], Options(search_seconds=2.0)).verdicts}
+    assert {n: v.verdict for n, v in vs.items()} == {
+        "cut": "unknown", "fam": "unknown", "fam_unused": "proved", "adj": "unknown",
+        "adj_rw": "proved", "peel": "unknown", "vec": "unknown", "vec_rw": "proved",
+        "vec_bad": "refuted"}, {n: v.verdict for n, v in vs.items()}
+    assert "`i < N1` compares" in vs["cut"].reason and "$" not in vs["cut"].reason
+    assert "`N : Fin R → Nat` is a family of sizes" in vs["fam"].reason, vs["fam"].reason
+    assert "sums over `N1`, `N2` and `N1 + N2`" in vs["adj"].reason, vs["adj"].reason
+    assert "sums over `1 + N` and `N`" in vs["peel"].reason, vs["peel"].reason
+    assert "`rw [ha]` before `norm`" in vs["vec"].reason, vs["vec"].reason

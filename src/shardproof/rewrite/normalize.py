@@ -15,6 +15,7 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from .. import terms as T
+from ..pretty import pretty
 from ..types import GlobalDecl, GlobalEnv, NatT
 from .ipoly import IPoly, ONE as IONE, ZERO as IZERO, below
 from .nf import (ONE, ZERO, Acc, Fn, Jac, NFContext, Op, Poly, Scalar, bound_as_poly,
@@ -319,12 +320,15 @@ class Normaliser:
             if self.is_nat_term(t.lhs, env) and self.is_nat_term(t.rhs, env):
                 d = self.nat(t.lhs, env) - self.nat(t.rhs, env)
                 if not d.is_const():
+                    # (the source's names: `d` has the engine's fresh names for bound indices)
+                    why = (f"`{pretty(t)}` compares indices or sizes whose difference is not a "
+                           "constant (a sum cut at a size, as `Fin.append` and uneven shards "
+                           "need, is not built: docs/architecture.md)")
                     for v in sorted(d.vars()):
                         bd = self.ctx.bounds.get(v)
                         if bd is not None and bd.is_const() and 0 < bd.const_value() <= 16:
-                            raise CaseSplit(v, bd.const_value(),
-                                            f"an index comparison that is not constant: {d}")
-                    raise EngineGap(f"an index comparison that is not constant: {d}")
+                            raise CaseSplit(v, bd.const_value(), why)
+                    raise EngineGap(why)
                 v = d.const_value()
                 res = {"=": v == 0, "≠": v != 0, "<": v < 0, "≤": v <= 0, ">": v > 0,
                        "≥": v >= 0}[t.op]
