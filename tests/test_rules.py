@@ -408,6 +408,17 @@ def _mono_st(nonzero: set[str]):
                     min_size=0, max_size=4).map(lambda fs: [(atoms[i], e) for i, e in fs])
 
 
+def _env_with_facts(nz: set[str], seed: int, kind: int, data_: Any) -> NFEnv:
+    """Data for the inverse tests: the names in ``nz`` (known nonzero) nonzero, the rest
+    anything, 0 included."""
+    sizes = {"U": data_.draw(st.integers(1 if "U" in nz else 0, 3)),
+             "V": data_.draw(st.integers(1 if "V" in nz else 0, 3)), "W": 1, "I": 1}
+    env = make_env(sizes, seed, kind)
+    if "a" in nz and env.scalars["a"] == 0:
+        env.scalars["a"] = Fraction(5, 2)
+    return env
+
+
 @SETTINGS
 @given(seed=seed_st, kind=kind_st, nz=st.sets(st.sampled_from(["U", "V", "a"])),
        coef=st.sampled_from([Fraction(1), Fraction(-2), Fraction(3, 4)]), data_=st.data())
@@ -424,11 +435,7 @@ def test_inv_monomial(seed, kind, nz, coef, data_) -> None:
         p = p * inverse(Poly.atom(Size("U")), ctx)
     q = inverse(p, ctx)
     assert "inv_monomial" in ctx.rules_used or p.as_const() is not None
-    sizes = {"U": data_.draw(st.integers(1 if "U" in nz else 0, 3)),
-             "V": data_.draw(st.integers(1 if "V" in nz else 0, 3)), "W": 1, "I": 1}
-    env = make_env(sizes, seed, kind)
-    if "a" in nz and env.scalars["a"] == 0:
-        env.scalars["a"] = Fraction(5, 2)
+    env = _env_with_facts(nz, seed, kind, data_)
     assert same(eval_poly(q, env), lean_inv(eval_poly(p, env))), (show_poly(p), show_poly(q))
 
 
@@ -451,11 +458,7 @@ def test_inv_content(seed, kind, nz, data_) -> None:
     out = inverse(p, ctx)
     assume(len(p.terms) >= 2)
     assert ("inv_content" in ctx.rules_used) == (g.as_const() is None)
-    sizes = {"U": data_.draw(st.integers(1 if "U" in nz else 0, 3)),
-             "V": data_.draw(st.integers(1 if "V" in nz else 0, 3)), "W": 1, "I": 1}
-    env = make_env(sizes, seed, kind)
-    if "a" in nz and env.scalars["a"] == 0:
-        env.scalars["a"] = Fraction(5, 2)
+    env = _env_with_facts(nz, seed, kind, data_)
     assert same(eval_poly(out, env), lean_inv(eval_poly(p, env))), (show_poly(p), show_poly(out))
 
 
