@@ -501,6 +501,19 @@ CASES = [
          "a.lemma:1:20", "must be a real (`ℝ`) or a vector (`Vec n`)", "g"),
     Case("op_with_an_index_result", {"a.lemma": "opaque g (x : ℝ) : Fin 3\n"},
          "a.lemma:1:20", "must be a real (`ℝ`) or a vector (`Vec n`)", "g"),
+    # the seventy-fifth review: implicits that do not match factor by factor were printed as
+    # sizes, `Vec (c * b * a)` "should" be `Vec (c * a * b)` (an equal polynomial)
+    Case("implicit_not_inferred",
+         {"a.lemma": "def f {c k l : Nat} (W : Vec (c * k * l)) : Vec (c * k * l) := W\n"
+                     "theorem t (c a b : Nat) (W : Vec (c * a * b)) : "
+                     "f (k := b) (l := a) W = f W := by norm\n"},
+         "a.lemma:2:69", "cannot infer the implicit size `c` of `f` from its argument `W`: the "
+         "type Vec (c * a * b) is matched against Vec (?c * b * a)", "t",
+         extra=("`f (c := …)`",)),
+    Case("implicits_not_inferred",
+         {"a.lemma": "def hh {c k l : Nat} (W : Vec (c * k * l)) : Vec c := fun (i : Fin c) => 0\n"
+                     "theorem t (c a b : Nat) (W : Vec (c * (a * b))) : hh W = hh W := by norm\n"},
+         "a.lemma:2:54", "cannot infer the implicit sizes `c`, `k`, `l` of `hh`", "t"),
 ]
 
 

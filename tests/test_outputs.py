@@ -252,8 +252,8 @@ def test_a_search_stopped_by_an_evaluation_says_so(tmp_path) -> None:
     vs = {v.name: v for v in check_paths([tmp_path / "s.lemma"],
                                          Options(search_seconds=0.25)).verdicts}
     assert all(v.verdict == "unknown" for v in vs.values()), vs
-    stop = "the search stopped: one evaluation{} exceeded the work budget (0.25 nominal seconds, " \
-           "`--search-seconds`)"
+    stop = "the search stopped: its work budget (0.25 nominal seconds, `--search-seconds`) ran " \
+           "out during an evaluation{}"
     assert vs["big"].reason.endswith("; " + stop.format("")), vs["big"].reason
     assert stop.format(" at n = 1") in vs["at_n"].reason, vs["at_n"].reason
     assert vs["root"].reason.endswith(

@@ -530,7 +530,7 @@ def _charge(units: int) -> None:
         raise EvalError(BUDGET_RAN_OUT)
 
 
-BUDGET_RAN_OUT = "the work budget ran out inside one evaluation"
+BUDGET_RAN_OUT = "the work budget ran out during an evaluation"
 
 
 def _work(arr: np.ndarray) -> int:
@@ -2298,9 +2298,11 @@ def _search(g: GlobalDecl, env: GlobalEnv, plan: _Plan, witness: bool,
                                f"be evaluated: {why}")
         elif str(e) == BUDGET_RAN_OUT:
             secs = budget[2] / WORK_PER_SECOND
-            once("budget", f"the search stopped: one evaluation{f' at {at}' if at else ''} "
-                           f"exceeded the work budget ({secs:g} nominal "
-                           f"second{'' if secs == 1 else 's'}, `--search-seconds`)")
+            # (the budget is the search's, in all: the seventy-fifth review read "one
+            # evaluation … exceeded" of an empty one that merely came last)
+            once("budget", f"the search stopped: its work budget ({secs:g} nominal "
+                           f"second{'' if secs == 1 else 's'}, `--search-seconds`) ran out "
+                           f"during an evaluation{f' at {at}' if at else ''}")
         elif at:
             once("float-eval", f"the search skipped sizes it could not evaluate (the first: "
                                f"{at}: {why})")

@@ -798,8 +798,16 @@ class Elaborator:
                 e, aty = _as_vector(e, aty, ctx)
             binds = match_type(pty_term, aty, set(implicit_unknown), ctx)
             if binds is None:
-                raise _err(f"argument `{p.name}` of `{g.name}` should have type "
-                           f"{pretty(pty_term)}, got {aty}", val, ctx)
+                # (the seventy-fifth review: the implicits printed as if they were sizes, so
+                # `Vec (c * b * a)` "should" be `Vec (c * a * b)`, an equal polynomial)
+                unknown = [n for n in implicit_unknown if n in T.free_names(pty_term)]
+                shown = subst_term(pty_term, {n: T.Var(f"?{n}") for n in unknown})
+                them = ", ".join(f"`{n}`" for n in unknown)
+                raise _err(f"cannot infer the implicit size{'s' if len(unknown) > 1 else ''} "
+                           f"{them} of `{g.name}` from its argument `{p.name}`: the type "
+                           f"{aty} is matched against {pretty(shown)} factor by factor, as "
+                           f"Lean's unifier does; give {'them' if len(unknown) > 1 else 'it'} "
+                           f"by name, `{g.name} ({unknown[0]} := …)`", val, ctx)
             mapping.update(binds)
             pty = self.type_of_term(subst_term(p.ty_term, mapping), ctx)
             if not ty_eq(pty, aty, ctx):
