@@ -340,10 +340,12 @@ def test_false_statement_is_not_proved(tmp_path: Path, case: str, replay: bool) 
 
 CONTENT_TRUE = ("1 / (K * N + N) * x = 1 / N * (1 / (K + 1) * x)",
                 "1 / ((A + B) * N) * x = 1 / (A + B) * (1 / N * x)",
-                "x / (N * x + N * x * K) = 1 / (N * (K + 1)) * (x / x)")
+                "x / (N * x + N * x * K) = 1 / (N * (K + 1)) * (x / x)",
+                "1 / (x / N + A / N) = N / (x + A)")
 CONTENT_FALSE = ("1 / (K * N + N) * x = 1 / N * (1 / K * x)",
                  "1 / ((A + B) * N) * x = 1 / (A + B) * x",
-                 "x / (N * x + N * x * K) = 1 / (N * (K + 1))")
+                 "x / (N * x + N * x * K) = 1 / (N * (K + 1))",
+                 "1 / (x / N + A / N) = 1 / (x + A)")
 
 
 @pytest.mark.parametrize("replay", [True, False])
@@ -352,7 +354,8 @@ def test_a_common_factor_leaves_a_reciprocal(tmp_path: Path, replay: bool) -> No
     seventy-fourth review: the last micro-batch's divisor was `unknown`, and its hint asked for
     `0 < N`, which did not help); the engine and the kernel (`ring.RPoly.inverse`) both take the
     common monomial out.  The false twins (another divisor, a dropped factor, `x / x` read as 1
-    without `x ≠ 0`) are refuted."""
+    without `x ≠ 0`) are refuted.  The seventy-seventh review: `1 / (x / N + A / N)` was
+    proved by the engine (`(1/N)⁻¹ = N`, true at 0) and refused by the kernel's inverse."""
     text = ""
     for k, hyp in enumerate(("", "(hN : 0 < N) ")):
         for j, stmt in enumerate(CONTENT_TRUE):
@@ -363,9 +366,9 @@ def test_a_common_factor_leaves_a_reciprocal(tmp_path: Path, replay: bool) -> No
     got = {v.name: v.verdict for v in
            check_paths([root], Options(search_seconds=2.0, replay=replay)).verdicts}
     assert {n: v for n, v in got.items() if n.startswith("ok")} == \
-        {f"ok{k}{j}": "proved" for k in range(2) for j in range(3)}
+        {f"ok{k}{j}": "proved" for k in range(2) for j in range(len(CONTENT_TRUE))}
     assert {n: v for n, v in got.items() if n.startswith("bad")} == \
-        {f"bad{k}{j}": "refuted" for k in range(2) for j in range(3)}
+        {f"bad{k}{j}": "refuted" for k in range(2) for j in range(len(CONTENT_FALSE))}
 
 
 def test_one_file_under_two_lemma_roots_is_two_declarations(tmp_path: Path) -> None:

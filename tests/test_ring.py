@@ -74,6 +74,9 @@ def test_ring_operations_are_homomorphic(p: RPoly, q: RPoly, r: RPoly, env: dict
     assert value(p * q, env) == vp * vq
     assert value(p.scale(Fraction(3, 2)), env) == Fraction(3, 2) * vp
     assert value(p.inverse(invertible), env) == inv(vp)
+    # twice: (a⁻¹)⁻¹ = a, the common monomial taken out of a sum's inverse and put back
+    assert value(p.inverse(invertible).inverse(invertible), env) == vp
+    assert value((p * q).inverse(invertible), env) == inv(vp) * inv(vq)
     assert (p * (q + r)).d == (p * q + p * r).d                   # identical normal forms
     assert (p * q).d == (q * p).d and ((p * q) * r).d == (p * (q * r)).d
 
@@ -83,6 +86,9 @@ def test_identities_the_kernel_relies_on() -> None:
     assert (a * a.inverse(invertible)).d == RPoly.const(1).d     # a ≠ 0 is known
     assert (b * b.inverse(invertible)).d != RPoly.const(1).d     # b may be 0: b·b⁻¹ stays
     assert RPoly().inverse(invertible).d == {}                   # 0⁻¹ = 0
+    assert b.inverse(invertible).inverse(invertible).d == b.d     # (b⁻¹)⁻¹ = b, also at 0
+    ab = (a * b + b * b).inverse(invertible)                      # b·(a + b): b⁻¹ taken out
+    assert ab.d == (b.inverse(invertible) * (a + b).inverse(invertible)).d
     ind = RPoly.atom(ATOMS[3])
     assert ATOMS[3][0] in IDEMPOTENT and (ind * ind).d == ind.d   # [c]² = [c]
     assert mono_mul(((ATOMS[1], 1),), ((ATOMS[0], 2),)) == mono_mul(((ATOMS[0], 2),),

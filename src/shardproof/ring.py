@@ -10,9 +10,11 @@ arithmetic it calls and trusts, reached through the gateway :mod:`shardproof.ari
   dictionaries (a monomial is a sorted tuple of ``(atom, exponent)``, every coefficient nonzero);
 * indicator atoms (tags in :data:`IDEMPOTENT`) are idempotent: ``[c]² = [c]``;
 * the field inverse with Lean's ``x⁻¹ = 0`` at ``0``: a monomial's atoms that the caller says are
-  invertible take a negative exponent, any other atom ``a`` becomes the atom ``("inv", a)``, and a
-  polynomial of several terms becomes the atom ``("invp", p / lead)`` (``(a·b)⁻¹ = a⁻¹·b⁻¹``
-  holds for every value, so no step needs ``a ≠ 0`` unless the caller asserts it);
+  invertible take a negative exponent, an atom ``("inv", a)`` becomes ``a`` again, any other
+  atom ``a`` becomes the atom ``("inv", a)``; a polynomial of several terms has the monomial
+  ``g`` common to its terms inverted as above and the rest, ``q``, becomes the atom
+  ``("invp", q / lead)`` (``(a·b)⁻¹ = a⁻¹·b⁻¹`` and ``(a⁻¹)⁻¹ = a`` hold for every value, so
+  no step needs ``a ≠ 0`` unless the caller asserts it);
 * index maps through atoms (renaming or substituting index variables inside keys).
 
 Nothing here knows about terms.  ``tests/test_ring.py`` checks the laws on random polynomials.
@@ -118,7 +120,8 @@ class RPoly:
         (m, c), = self.d.items()
         out = RPoly.const(1 / c)
         for a, e in m:
-            out = out * (RPoly.atom(a, -e) if invertible(a) else RPoly.atom(("inv", a), e))
+            out = out * (RPoly.atom(a[1], e) if a[0] == "inv" and e > 0 else
+                         RPoly.atom(a, -e) if invertible(a) else RPoly.atom(("inv", a), e))
         return out
 
     def key(self) -> tuple:
