@@ -341,11 +341,13 @@ def test_false_statement_is_not_proved(tmp_path: Path, case: str, replay: bool) 
 CONTENT_TRUE = ("1 / (K * N + N) * x = 1 / N * (1 / (K + 1) * x)",
                 "1 / ((A + B) * N) * x = 1 / (A + B) * (1 / N * x)",
                 "x / (N * x + N * x * K) = 1 / (N * (K + 1)) * (x / x)",
-                "1 / (x / N + A / N) = N / (x + A)")
+                "1 / (x / N + A / N) = N / (x + A)",
+                "1 / (2 / (x + A)) = (x + A) / 2")
 CONTENT_FALSE = ("1 / (K * N + N) * x = 1 / N * (1 / K * x)",
                  "1 / ((A + B) * N) * x = 1 / (A + B) * x",
                  "x / (N * x + N * x * K) = 1 / (N * (K + 1))",
-                 "1 / (x / N + A / N) = 1 / (x + A)")
+                 "1 / (x / N + A / N) = 1 / (x + A)",
+                 "1 / (2 / (x + A)) = x + A")
 
 
 @pytest.mark.parametrize("replay", [True, False])
@@ -355,7 +357,8 @@ def test_a_common_factor_leaves_a_reciprocal(tmp_path: Path, replay: bool) -> No
     `0 < N`, which did not help); the engine and the kernel (`ring.RPoly.inverse`) both take the
     common monomial out.  The false twins (another divisor, a dropped factor, `x / x` read as 1
     without `x ≠ 0`) are refuted.  The seventy-seventh review: `1 / (x / N + A / N)` was
-    proved by the engine (`(1/N)⁻¹ = N`, true at 0) and refused by the kernel's inverse."""
+    proved by the engine (`(1/N)⁻¹ = N`, true at 0) and refused by the kernel's inverse; and
+    `(1/p)⁻¹ = p` for a sum `p` was taken by neither."""
     text = ""
     for k, hyp in enumerate(("", "(hN : 0 < N) ")):
         for j, stmt in enumerate(CONTENT_TRUE):

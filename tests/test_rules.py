@@ -403,7 +403,10 @@ def test_sum_canonical_names(sizes, seed, perm) -> None:
 def _mono_st(nonzero: set[str]):
     atoms = [Poly.atom(Size("U")), Poly.atom(Size("V")), Poly.atom(Scalar("a")),
              Poly.atom(Scalar("b")), acc("X", K(0)), acc("X", K(1)),
-             Poly.atom(Fn("sqrt", (acc("Y", K(0)),)))]
+             Poly.atom(Fn("sqrt", (acc("Y", K(0)),))),
+             # reciprocals, inverted back: (1/b)⁻¹ = b and (1/p)⁻¹ = p, true at 0 too
+             inverse(Poly.atom(Scalar("b")), NFContext(set())),
+             inverse(acc("X", K(0)) - acc("Y", K(1)), NFContext(set()))]
     return st.lists(st.tuples(st.sampled_from(range(len(atoms))), st.integers(1, 2)),
                     min_size=0, max_size=4).map(lambda fs: [(atoms[i], e) for i, e in fs])
 

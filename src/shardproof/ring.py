@@ -10,7 +10,8 @@ arithmetic it calls and trusts, reached through the gateway :mod:`shardproof.ari
   dictionaries (a monomial is a sorted tuple of ``(atom, exponent)``, every coefficient nonzero);
 * indicator atoms (tags in :data:`IDEMPOTENT`) are idempotent: ``[c]² = [c]``;
 * the field inverse with Lean's ``x⁻¹ = 0`` at ``0``: a monomial's atoms that the caller says are
-  invertible take a negative exponent, an atom ``("inv", a)`` becomes ``a`` again, any other
+  invertible take a negative exponent, an atom ``("inv", a)`` becomes ``a`` again (and
+  ``("invp", q)`` becomes ``q``), any other
   atom ``a`` becomes the atom ``("inv", a)``; a polynomial of several terms has the monomial
   ``g`` common to its terms inverted as above and the rest, ``q``, becomes the atom
   ``("invp", q / lead)`` (``(a·b)⁻¹ = a⁻¹·b⁻¹`` and ``(a⁻¹)⁻¹ = a`` hold for every value, so
@@ -102,6 +103,12 @@ class RPoly:
                 d[m] = d.get(m, 0) + c1 * c2
         return RPoly(d)
 
+    def power(self, e: int) -> RPoly:
+        out = RPoly.const(1)
+        for _ in range(e):
+            out = out * self
+        return out
+
     def inverse(self, invertible: Callable[[tuple], bool]) -> RPoly:
         """``self⁻¹`` (``0⁻¹ = 0``); ``invertible(atom)``: the atom is known nonzero."""
         if not self.d:
@@ -121,6 +128,7 @@ class RPoly:
         out = RPoly.const(1 / c)
         for a, e in m:
             out = out * (RPoly.atom(a[1], e) if a[0] == "inv" and e > 0 else
+                         RPoly(dict(a[1][1])).power(e) if a[0] == "invp" and e > 0 else
                          RPoly.atom(a, -e) if invertible(a) else RPoly.atom(("inv", a), e))
         return out
 

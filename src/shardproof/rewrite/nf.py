@@ -664,16 +664,18 @@ def inverse(p: Poly, ctx: NFContext) -> Poly:
     if len(p.terms) == 1:
         m, coef = p.terms[0]
         out: list[tuple[Atom, int]] = []
+        res: Poly = ONE
         for a, e in m:
             if e < 0 and isinstance(a, (Size, Scalar)):
                 out.append((a, -e))          # (a⁻ᵉ)⁻¹ = aᵉ
             elif isinstance(a, Rec):
                 out.append((a.a, e))         # (1/a)⁻¹ = a  (true also at a = 0)
+            elif isinstance(a, InvP) and e > 0:
+                res = res * a.p.pow(e)       # (1/p)⁻¹ = p  (true also at p = 0)
             elif _is_nonzero_atom(a, ctx):
                 out.append((a, -e))
             else:
                 out.append((Rec(a), e))
-        res: Poly = ONE
         for a, e in out:
             res = res * Poly.atom(a, e)
         ctx.use("inv_monomial")

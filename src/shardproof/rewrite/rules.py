@@ -38,7 +38,8 @@ RULES: tuple[Rule, ...] = (
          "normalize.Normaliser.real"),
     Rule("inv_monomial", "rule",
          "(c · Π aᵢ^eᵢ)⁻¹ = c⁻¹ · Π (aᵢ⁻¹)^eᵢ, with aᵢ⁻¹ a negative exponent when aᵢ ≠ 0 is "
-         "known and the atom Rec(aᵢ) otherwise", "c ≠ 0 (a nonzero rational)", "nf.inverse"),
+         "known, Rec(a)⁻¹ = a and InvP(p)⁻¹ = p, and the atom Rec(aᵢ) otherwise",
+         "c ≠ 0 (a nonzero rational)", "nf.inverse"),
     Rule("inv_content", "rule",
          "(g · q)⁻¹ = g⁻¹ · q⁻¹ for g the monomial common to every term of a polynomial with "
          "≥ 2 terms (indicators aside); g⁻¹ by inv_monomial, q⁻¹ by inv_opaque",
