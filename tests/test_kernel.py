@@ -1025,6 +1025,19 @@ theorem t4 (x y z : ℝ) : {nest} = {nest} := by norm
     assert v.verdict == "unknown" and "50,000 nodes" in v.reason
 
 
+def test_the_inverse_of_a_reciprocal_power_is_bounded() -> None:
+    """`(1/p)⁻¹ = p` expands `p ^ e` outside the normal form's fuel: `1 / (1 / (a + … + e)) ^ 64`
+    took the kernel 450 s before the power was bounded (ring.MAX_POWER_WORK)."""
+    for stmt in ("1 / ((1 / (a + b + c + d + e)) ^ 64) = 0",
+                 "1 / (((1 / (a + b)) ^ 64) ^ 64) = 0"):
+        goal, _ = _goal(HEAD + f"\ntheorem t (a b c d e : ℝ) : {stmt} := by norm\n", "t")
+        with pytest.raises(Rejected, match="more than 100,000 products of terms"):
+            replay(goal, [{"rule": "norm"}])
+    goal, _ = _goal(HEAD + "\ntheorem t (a b : ℝ) : 1 / ((1 / (a + b)) ^ 3) = (a + b) ^ 3 := by norm\n",
+                    "t")
+    assert "kernel:nf-inverse" in replay(goal, [{"rule": "norm"}])
+
+
 def test_twelfth_review_traces_are_rejected() -> None:
     """Hand-built traces the kernel accepted for false statements (twelfth review)."""
     # the per-vector read cache (this session's) was keyed by the index polynomial, whose digit

@@ -30,6 +30,7 @@ from typing import Any
 from .rewrite.ipoly import IPoly
 
 IDEMPOTENT = ("pos", "ieq", "ilt")          # indicator atoms: [c]² = [c]
+MAX_POWER_WORK = 100_000
 
 # An atom is hashed, compared and ordered as a tree, though its parts are shared (a value used
 # twice in each of K nested ops makes 2^K nodes): past this many it is refused, so the work
@@ -104,8 +105,14 @@ class RPoly:
         return RPoly(d)
 
     def power(self, e: int) -> RPoly:
-        out = RPoly.const(1)
+        """``self ** e``, refused past MAX_POWER_WORK products of terms in all (the inverse's
+        only product its caller's fuel does not count: `1 / (1 / (a + b + c + d + e)) ^ 64`
+        ran 450 s)."""
+        out, work = RPoly.const(1), 0
         for _ in range(e):
+            work += len(out.d) * len(self.d)
+            if work > MAX_POWER_WORK:
+                raise TooLarge(f"a power of more than {MAX_POWER_WORK:,} products of terms")
             out = out * self
         return out
 
