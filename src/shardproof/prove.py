@@ -113,6 +113,10 @@ def theorem_env(g: GlobalDecl, nz: Normaliser) -> dict[str, Any]:
             size = nz.nat(ty.size, env)
             if name in hyp_defs and not hyp_defs[name][0]:
                 env[name] = _hyp_lazy(name, hyp_defs[name], env, nz)
+            elif name in hyp_defs:        # `∀ (i : Fin S), x i = RHS`: x is `fun i => RHS`
+                binders, rhs, hname = hyp_defs[name]
+                env[name] = _hyp_lazy(name, ([], T.Lam(tuple(binders), rhs, vec=True), hname),
+                                      env, nz)
             else:
                 env[name] = VarT(name, (), size)
         elif isinstance(ty, FunT):
@@ -191,8 +195,11 @@ def var_function(name: str, ty: Any, fam: tuple[IPoly, ...], nz: Normaliser,
 
 
 def _covers(binders: list[T.Binder], ty: Any, g: GlobalDecl) -> bool:
-    """A hypothesis `∀ (r : Fin S), e r = …` defines `e : Fin R → …` only when S = R."""
+    """A hypothesis `∀ (r : Fin S), e r = …` defines `e : Fin R → …` only when S = R (a
+    vector `Vec R` is `Fin R → ℝ`, as in Lean)."""
     from . import arith
+    if isinstance(ty, VecT):
+        ty = FunT(FinT(ty.size), RealT())
     for b in binders:
         if not isinstance(ty, FunT) or not isinstance(ty.dom, FinT):
             return False
@@ -635,22 +642,6 @@ def _missing_side_conditions(g: GlobalDecl, residual: str | None) -> str | None:
     return ", ".join(out)
 
 
-def _pointwise_vector_hint(g: GlobalDecl, residual: str | None) -> str:
-    """A vector `a : Vec S` the residual reads, which a hypothesis `∀ (i : Fin S), a i = …`
-    gives pointwise: `norm` substitutes such a hypothesis for a family `Fin S → …` only (the
-    seventy-fourth review); `rw` uses it."""
-    if not residual:
-        return ""
-    for hn, h in g.hyps:
-        oriented = _orient(h)
-        if oriented is not None and oriented[1] and \
-                isinstance(dict(g.binders).get(oriented[0]), VecT) and \
-                re.search(rf"(?<![\w'.]){re.escape(oriented[0])}\[", residual):
-            return (f"; `{hn}` gives the vector `{oriented[0]}` pointwise, which `norm` does not "
-                    f"substitute (it does for a family `Fin S → …`): `rw [{hn}]` before `norm`")
-    return ""
-
-
 _FORALL_NE = ("Lean reads a `≠` under the theorem's binders for EVERY value of them, and this "
               "checker does not prove that for reals or vectors (a witness shows one value); "
               "to state that the equation fails for some values, a counterexample, write "
@@ -751,7 +742,6 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: Checker, options: Options) -
     hint = _missing_side_conditions(g, at.residual)
     if hint:
         reason += f"; the residual keeps a reciprocal: needs {hint}"
-    reason += _pointwise_vector_hint(g, at.residual)
     # the steps the engine took before it stopped (`explain` shows where a script broke)
     return Verdict(g.name, g.path, 0, "unknown", 0.0, reason=reason, residual=at.residual,
                    trace=list(at.steps))

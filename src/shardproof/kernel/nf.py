@@ -569,7 +569,7 @@ class NF:
 
 def definitions(goal: Goal) -> dict[str, T.Term]:
     """The theorem's variables its hypotheses define: ``∀ (r : Fin S), x r = RHS`` (``x``'s
-    domain exactly ``Fin S``) gives ``x := fun r => RHS``, ``x = RHS`` gives ``x := RHS``, for
+    domain exactly ``Fin S``; a vector ``Vec S`` is ``Fin S → ℝ``) gives ``x := fun r => RHS``, ``x = RHS`` gives ``x := RHS``, for
     ``x`` not in RHS; the first such hypothesis of a name counts.  Substituting them is sound:
     the theorem is claimed only where its hypotheses hold."""
     out: dict[str, T.Term] = {}
@@ -587,14 +587,15 @@ def definitions(goal: Goal) -> dict[str, T.Term]:
                 head.name in T.free_names(h.rhs) or list(args) != [T.Var(b.name) for b in bs] \
                 or len({b.name for b in bs}) != len(bs):          # ∀ r, ∀ r: only a diagonal
             continue
-        ty = goal.types[head.name]
+        ty, vec = goal.types[head.name], _head(goal.types[head.name]) == "Vec"
+        ty = T.Arrow(T.App(T.Var("Fin"), ty.args), T.Var("ℝ")) if vec else ty   # (Lean's)
         for b in bs:
             if not (isinstance(ty, T.Arrow) and _head(b.ty) == "Fin" == _head(ty.dom) and
                     _holds(arith.sizes_equal, b.ty.args[0], ty.dom.args[0])):
                 break
             ty = ty.cod
         else:
-            out[head.name] = T.Lam(tuple(bs), h.rhs, vec=False) if bs else h.rhs
+            out[head.name] = T.Lam(tuple(bs), h.rhs, vec=vec) if bs else h.rhs
     return out
 
 
