@@ -1033,8 +1033,8 @@ def test_the_inverse_of_a_reciprocal_power_is_bounded() -> None:
         goal, _ = _goal(HEAD + f"\ntheorem t (a b c d e : ℝ) : {stmt} := by norm\n", "t")
         with pytest.raises(Rejected, match="more than 100,000 products of terms"):
             replay(goal, [{"rule": "norm"}])
-    goal, _ = _goal(HEAD + "\ntheorem t (a b : ℝ) : 1 / ((1 / (a + b)) ^ 3) = (a + b) ^ 3 := by norm\n",
-                    "t")
+    goal, _ = _goal(HEAD + "\ntheorem t (a b : ℝ) : 1 / ((1 / (a + b)) ^ 3) = (a + b) ^ 3 := "
+                    "by norm\n", "t")
     assert "kernel:nf-inverse" in replay(goal, [{"rule": "norm"}])
 
 

@@ -11,11 +11,11 @@ arithmetic it calls and trusts, reached through the gateway :mod:`shardproof.ari
 * indicator atoms (tags in :data:`IDEMPOTENT`) are idempotent: ``[c]² = [c]``;
 * the field inverse with Lean's ``x⁻¹ = 0`` at ``0``: a monomial's atoms that the caller says are
   invertible take a negative exponent, an atom ``("inv", a)`` becomes ``a`` again (and
-  ``("invp", q)`` becomes ``q``), any other
-  atom ``a`` becomes the atom ``("inv", a)``; a polynomial of several terms has the monomial
-  ``g`` common to its terms inverted as above and the rest, ``q``, becomes the atom
-  ``("invp", q / lead)`` (``(a·b)⁻¹ = a⁻¹·b⁻¹`` and ``(a⁻¹)⁻¹ = a`` hold for every value, so
-  no step needs ``a ≠ 0`` unless the caller asserts it);
+  ``("invp", q)`` becomes ``q``), any other atom ``a`` becomes the atom ``("inv", a)``; a
+  polynomial of several terms has the monomial ``g`` common to its terms inverted as above and
+  the rest, ``q``, becomes the atom ``("invp", q / lead)`` (``(a·b)⁻¹ = a⁻¹·b⁻¹`` and
+  ``(a⁻¹)⁻¹ = a`` hold for every value, so no step needs ``a ≠ 0`` unless the caller asserts
+  it);
 * index maps through atoms (renaming or substituting index variables inside keys).
 
 Nothing here knows about terms.  ``tests/test_ring.py`` checks the laws on random polynomials.

@@ -569,8 +569,8 @@ class NF:
 
 def definitions(goal: Goal) -> dict[str, T.Term]:
     """The theorem's variables its hypotheses define: ``∀ (r : Fin S), x r = RHS`` (``x``'s
-    domain exactly ``Fin S``; a vector ``Vec S`` is ``Fin S → ℝ``) gives ``x := fun r => RHS``, ``x = RHS`` gives ``x := RHS``, for
-    ``x`` not in RHS; the first such hypothesis of a name counts.  Substituting them is sound:
+    domain exactly ``Fin S``; a vector ``Vec S`` is ``Fin S → ℝ``) gives ``x := fun r => RHS``,
+    ``x = RHS`` gives ``x := RHS``, for ``x`` not in RHS; the first such hypothesis of a name counts.  Substituting them is sound:
     the theorem is claimed only where its hypotheses hold."""
     out: dict[str, T.Term] = {}
     for h in goal.hyps.values():
