@@ -396,13 +396,31 @@ def _check_in_worker(path: str, options: Options) -> tuple[Any, Any, dict[str, A
     return [(v, cols.get(v.name, 1)) for v in verdicts], None, new
 
 
+def _worker_init(parent: int) -> None:
+    """A `-j` worker: Ctrl-C is the parent's to handle (it stops the workers), and a worker
+    whose parent is gone exits (the seventy-sixth review: workers outlived a parent killed by
+    SIGTERM, holding the output pipe open, so `… | tee log` never ended)."""
+    import signal
+    import threading
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+    threading.Thread(target=watch, daemon=True).start()
+
+
 def _parallel_results(s: _Session, paths: list[Path]):
     """Check files in ``-j`` processes; results come back in file order (deterministic)."""
+    import signal
     from concurrent.futures import ProcessPoolExecutor
 
     from . import errors as E
     opts = s.checker.options
-    with ProcessPoolExecutor(max_workers=s.args.jobs) as pool:
+    pool = ProcessPoolExecutor(max_workers=s.args.jobs, initializer=_worker_init,
+                               initargs=(os.getpid(),))
+    try:
         futures = [pool.submit(_check_in_worker, str(p), opts) for p in paths]
         for p, fut in zip(paths, futures):
             checked, err, new = fut.result()
@@ -419,6 +437,19 @@ def _parallel_results(s: _Session, paths: list[Path]):
             for v, _ in checked:
                 s.checker.verdicts[v.name] = v
             yield p, checked, None
+    except BaseException:
+        # Ctrl-C (pressed twice, too: the seventy-sixth review's hang, a shutdown cut short and
+        # its workers joined at exit forever) or an early close: stop the workers, never wait;
+        # a second Ctrl-C meanwhile is ignored
+        before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            for proc in list((getattr(pool, "_processes", None) or {}).values()):
+                proc.terminate()
+            pool.shutdown(wait=False, cancel_futures=True)
+        finally:
+            signal.signal(signal.SIGINT, before)
+        raise
+    pool.shutdown()
 
 
 def _progress(s: _Session, k: int, n: int, path: Path) -> None:
