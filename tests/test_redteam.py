@@ -1139,3 +1139,36 @@ theorem part (N : Nat) (x : Vec (N + 1)) (hx : ∀ (i : Fin N), x i = 0) :
            check_paths([root], Options(search_seconds=2.0, replay=replay)).verdicts}
     assert got == {"whole": "proved", "read": "proved", "other": "refuted",
                    "self_ref": "refuted", "part": "refuted"}, got
+
+
+def test_definitions_by_hypotheses_agree_in_engine_and_kernel_and_are_bounded(
+        tmp_path: Path) -> None:
+    """Seventy-eighth review: (1) forty vectors each defined as the square of the last made the
+    kernel substitute a term of 2⁴⁰ nodes (300 s and 3.7 GB; scalars too): the substituted
+    definitions are refused past 100,000 nodes, in a fraction of a second; (2) a family defined
+    by `x i + x i` was an internal error (exit 3); (3) the engine read `0 = e r` and a range
+    equal only through a size tie as definitions, the kernel did not, so true theorems were
+    "not replayed": the engine now reads them as the kernel does."""
+    n = 40
+    xs = " ".join(f"x{i}" for i in range(n + 1))
+    hs = " ".join(f"(h{i} : ∀ (i : Fin N), x{i} i = x{i - 1} i * x{i - 1} i)"
+                  for i in range(1, n + 1))
+    root = _write(tmp_path, {"t.lemma": f"""
+theorem chain (N : Nat) ({xs} : Vec N) {hs} :
+    (∑ (i : Fin N), x{n} i) = (∑ (i : Fin N), x{n} i) := by norm
+theorem fam_add (N : Nat) (x y : Fin N → ℝ) (hy : ∀ (i : Fin N), y i = x i + x i) :
+    (∑ (i : Fin N), y i) = 2 * (∑ (i : Fin N), x i) := by norm
+theorem fam_add_bad (N : Nat) (x y : Fin N → ℝ) (hy : ∀ (i : Fin N), y i = x i + x i) :
+    (∑ (i : Fin N), y i) = 3 * (∑ (i : Fin N), x i) := by norm
+theorem swapped (R : Nat) (e : Vec R) (he : ∀ (r : Fin R), 0 = e r) :
+    (∑ (r : Fin R), e r) = 0 := by norm
+theorem tied (M N : Nat) (h : M = N) (e : Vec N) (he : ∀ (r : Fin M), e r = 0) :
+    (∑ (r : Fin N), e r) = 0 := by norm
+"""})
+    vs = {v.name: v for v in check_paths([root], Options(search_seconds=1.0)).verdicts}
+    assert {n: v.verdict for n, v in vs.items()} == {
+        "chain": "unknown", "fam_add": "proved", "fam_add_bad": "refuted", "swapped": "unknown",
+        "tied": "unknown"}, {n: v.verdict for n, v in vs.items()}
+    assert "past 100,000 nodes" in vs["chain"].reason, vs["chain"].reason
+    for name in ("swapped", "tied"):
+        assert "does not replay" not in vs[name].reason, vs[name].reason

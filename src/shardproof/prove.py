@@ -206,8 +206,8 @@ def _covers(binders: list[T.Binder], ty: Any, g: GlobalDecl) -> bool:
         bty = b.ty
         if not (isinstance(bty, T.App) and bty.fn == T.Var("Fin")):
             return False
-        try:
-            if not arith.sizes_equal(bty.args[0], ty.dom.size, g.size_subst):
+        try:             # (as written, size ties aside: the kernel's reading, as above)
+            if not arith.sizes_equal(bty.args[0], ty.dom.size):
                 return False
         except arith.NotASize:
             return False
@@ -223,12 +223,14 @@ def _orient(h: T.Term) -> tuple[str, list[T.Binder], T.Term] | None:
         body = body.body
     if not (isinstance(body, T.Cmp) and body.op == "="):
         return None
-    for lhs, rhs in ((body.lhs, body.rhs), (body.rhs, body.lhs)):
-        if isinstance(lhs, T.Var) and not binders:
-            return lhs.name, [], rhs
-        if isinstance(lhs, T.App) and isinstance(lhs.fn, T.Var) and \
-                [a for a in lhs.args] == [T.Var(b.name) for b in binders] and binders:
-            return lhs.fn.name, binders, rhs
+    # `x r = RHS` as written, the kernel's reading (`kernel.nf.definitions`): `RHS = x r` read
+    # too left true theorems "not replayed" (the seventy-eighth review)
+    lhs, rhs = body.lhs, body.rhs
+    if isinstance(lhs, T.Var) and not binders:
+        return lhs.name, [], rhs
+    if isinstance(lhs, T.App) and isinstance(lhs.fn, T.Var) and \
+            [a for a in lhs.args] == [T.Var(b.name) for b in binders] and binders:
+        return lhs.fn.name, binders, rhs
     return None
 
 

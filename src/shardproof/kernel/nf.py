@@ -43,6 +43,7 @@ from . import (Goal, Rejected, _holds, _strip_forall, between_sizes, facts, nonz
 IPoly, RPoly = arith.IPoly, arith.RPoly
 ONE = IPoly.const(1)
 MAX_BITS = 1 << 17          # a number at a witness: numerator and denominator together
+MAX_DEFINED_NODES = 100_000   # definitions by hypotheses, substituted (each round walks them)
 
 
 class Unsupported(Rejected):
@@ -605,6 +606,8 @@ def check_statement(goal: Goal) -> set[str]:
     defs = definitions(goal)
     for _ in defs:                                    # chains: x := … y …, y := …
         defs = {n: subst(v, defs) for n, v in defs.items()}
+        if sum(map(T.tree_size, defs.values())) > MAX_DEFINED_NODES:   # (x₂ := x₁·x₁ …)
+            raise Unsupported(f"definitions by hypotheses past {MAX_DEFINED_NODES:,} nodes")
     if defs:       # (a size fact holds of what its sizes are defined as: 0 < R, R := N)
         nfc.used.add("kernel:nf-hypothesis")
         nfc.nz |= frozenset(nonzero_names([subst(h, defs) for h in facts(goal)]))

@@ -369,15 +369,15 @@ class Normaliser:
             return LamT(self, binders, t.body, env)
         if isinstance(t, T.BinOp):
             if t.op in ("+", "-"):
-                a, b = self.tensor(t.lhs, env), self.tensor(t.rhs, env)
+                a, b = self._vector(t.lhs, env), self._vector(t.rhs, env)
                 sign = Fraction(1 if t.op == "+" else -1)
                 return FnT(a.size, lambda p: a.at(p) + b.at(p).scale(sign))
             if t.op == "•":
                 s = self.real(t.lhs, env)
-                v = self.tensor(t.rhs, env)
+                v = self._vector(t.rhs, env)
                 return FnT(v.size, lambda p: s * v.at(p))
         if isinstance(t, T.Neg):
-            v = self.tensor(t.arg, env)
+            v = self._vector(t.arg, env)
             return FnT(v.size, lambda p: -v.at(p))
         if isinstance(t, T.Sum):
             names, env2 = self.bind_sum(t.binders, env)
@@ -387,7 +387,7 @@ class Normaliser:
             return FnT(body.size, lambda p: mk_sum(names, body.at(p), self.ctx))
         if isinstance(t, T.Ite):
             c = self.cond(t.cond, env)
-            a, b = self.tensor(t.then, env), self.tensor(t.els, env)
+            a, b = self._vector(t.then, env), self._vector(t.els, env)
             return FnT(a.size, lambda p: b.at(p) + c * (a.at(p) - b.at(p)))
         if isinstance(t, T.VecLit):
             items = [self.real(i, env) for i in t.items]
@@ -488,6 +488,15 @@ class Normaliser:
             e2[b.name] = x
             return self._lam_build(t, k + 1, e2)
         return FVal(kind_of(b.ty), f, b.ty)
+
+    def _vector(self, t: T.Term, env: dict[str, Any]) -> TVal:
+        """``t`` as a vector operand of `+`, `-`, `•`, `if`; a real there (`x i + x i`, the body
+        of a family's definition tried as a vector first) is no vector (the seventy-eighth
+        review: an internal error)."""
+        v = self.tensor(t, env)
+        if not isinstance(v, TVal):
+            raise EngineGap("a real where a vector is expected")
+        return v
 
     def any_value(self, t: T.Term, env: dict[str, Any]) -> Any:
         """A value whose kind is not declared (the body of a family `fun r => …`)."""
