@@ -259,3 +259,33 @@ def test_a_parallel_worker_keeps_its_checker_from_file_to_file(tmp_path):
     cli._check_in_worker(str(root / "thm.lemma"), Options(cache_dir=None, search_seconds=1.0))
     assert cli._WORKER_CHECKER is not ck                 # (other options: another checker)
     cli._WORKER_CHECKER = None
+
+
+def test_a_record_under_another_key_or_not_replayed_is_a_miss(tmp_path):
+    """Seventy-sixth review: the cache keeps a record for each version of a theorem; after the
+    true version was edited to a false one, swapping the two records by hand served the false
+    one as `proved` (exit 0, "replayed: yes" and the other version's trace), and a `proved`
+    record without `replayed` was served under replay.  A record now carries its key, and a
+    `proved` under replay must say it was replayed: each is a miss, checked afresh."""
+    import json
+    (tmp_path / "lemmas").mkdir()
+    root = _root(tmp_path / "lemmas", DEFS_TRUE)
+    cache = tmp_path / "cache"
+    assert _verdicts(root, cache)["dbl_eq"] == ("proved", False)
+    (root / "defs.lemma").write_text(DEFS_FALSE)
+    assert _verdicts(root, cache)["dbl_eq"] == ("refuted", False)
+    f = cache / "verdicts.json"
+    data = json.loads(f.read_text())
+    (k1, r1), (k2, r2) = data["verdicts"].items()
+    data["verdicts"] = {k1: r2, k2: r1}                     # the two versions swapped
+    f.write_text(json.dumps(data))
+    assert _verdicts(root, cache)["dbl_eq"] == ("refuted", False)
+    (root / "defs.lemma").write_text(DEFS_TRUE)
+    assert _verdicts(root, cache)["dbl_eq"] == ("proved", False)
+    data = json.loads(f.read_text())
+    for rec in data["verdicts"].values():
+        if rec["verdict"] == "proved":
+            rec.pop("replayed", None)
+    f.write_text(json.dumps(data))
+    assert _verdicts(root, cache)["dbl_eq"] == ("proved", False)
+    assert _verdicts(root, cache)["dbl_eq"] == ("proved", True)

@@ -24,7 +24,8 @@ from .pretty import pretty
 from .types import GlobalDecl, GlobalEnv
 
 CACHE_DIR = ".shardproof-cache"
-CACHE_FORMAT = 2                 # 2: declarations enter a key as hashes of their text
+CACHE_FORMAT = 3                 # 2: declarations enter a key as hashes of their text;
+                                 # 3: each record holds its key
 
 
 def _decl_text(g: GlobalDecl) -> str:
@@ -147,9 +148,16 @@ class VerdictCache:
                 self.data = verdicts
 
     def get(self, key: str) -> dict[str, Any] | None:
-        return self.data.get(key)
+        """The record stored under ``key``, if it says it is that key's (the seventy-sixth
+        review: two versions of a theorem, true and false, kept under their keys, swapped by
+        hand, served the false one as `proved`; a miss now)."""
+        rec = self.data.get(key)
+        if not isinstance(rec, dict) or rec.get("key") != key:
+            return None
+        return {k: v for k, v in rec.items() if k != "key"}
 
     def put(self, key: str, record: dict[str, Any]) -> None:
+        record = {**record, "key": key}
         self.data[key] = record
         self.new[key] = record
         self.dirty = True

@@ -210,6 +210,9 @@ class Checker:
             from .cache import theorem_key
             key = theorem_key(g, lf.env, self.options.fingerprint())
             v = _verdict_from_record(self.cache.get(key), g.name)
+            if v is not None and v.verdict == "proved" and self.options.replay and \
+                    v.replayed is not True:       # (a record not written by a replayed proof)
+                v = None
             if v is not None and self._cited_still_proved(v, lf):
                 v.cached = True
                 v.file = lf.path
