@@ -510,6 +510,11 @@ CASES = [
          "a.lemma:2:69", "cannot infer the implicit size `c` of `f` from its argument `W`: the "
          "type Vec (c * a * b) is matched against Vec (?c * b * a)", "t",
          extra=("`f (c := …)`",)),
+    # the seventy-ninth review: a value of another kind is no implicit to infer
+    Case("implicit_argument_of_another_kind",
+         {"a.lemma": "def f {n : Nat} (v : Vec n) : ℝ := ∑ (i : Fin n), v i\n"
+                     "theorem t (s : ℝ) : f s = s := by norm\n"},
+         "a.lemma:2:23", "argument `v` of `f` should have type Vec n, got ℝ", "t"),
     Case("implicits_not_inferred",
          {"a.lemma": "def hh {c k l : Nat} (W : Vec (c * k * l)) : Vec c := fun (i : Fin c) => 0\n"
                      "theorem t (c a b : Nat) (W : Vec (c * (a * b))) : hh W = hh W := by norm\n"},

@@ -87,3 +87,22 @@ def test_ctrl_c_while_the_checker_loads_exits_130() -> None:
         "main()\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert (r.returncode, r.stderr) == (130, "shardproof: interrupted\n"), (r.returncode, r.stderr)
+
+
+@pytest.mark.parametrize("method", ["forkserver", "spawn"])
+def test_parallel_check_under_another_start_method(tmp_path: Path, method: str) -> None:
+    """Seventy-ninth review: under forkserver (Python 3.14's default on Linux, or a notebook's
+    choice) a worker's parent is the fork server, which the watch of `_worker_init` took for a
+    dead parent: every worker exited, an internal error (exit 3)."""
+    (tmp_path / ".lemmaroot").write_text("")
+    for k in range(3):
+        (tmp_path / f"t{k}.lemma").write_text(f"theorem t{k} (x : ℝ) : x + {k} = {k} + x := by norm\n")
+    code = ("import multiprocessing, sys\n"
+            "from shardproof import cli\n"
+            "if __name__ == '__main__':\n"
+            f"    multiprocessing.set_start_method({method!r})\n"
+            f"    sys.exit(cli.main(['check', '-j', '2', '--no-cache', {str(tmp_path)!r}]))\n")
+    script = tmp_path / "run.py"
+    script.write_text(code)
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "3 proved" in r.stdout, (r.returncode, r.stdout, r.stderr)

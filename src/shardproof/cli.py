@@ -396,13 +396,15 @@ def _check_in_worker(path: str, options: Options) -> tuple[Any, Any, dict[str, A
     return [(v, cols.get(v.name, 1)) for v in verdicts], None, new
 
 
-def _worker_init(parent: int) -> None:
+def _worker_init() -> None:
     """A `-j` worker: Ctrl-C is the parent's to handle (it stops the workers), and a worker
     whose parent is gone exits (the seventy-sixth review: workers outlived a parent killed by
     SIGTERM, holding the output pipe open, so `… | tee log` never ended)."""
     import signal
     import threading
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = os.getppid()   # (the main process, or a fork server that ends with it: the
+                            # seventy-ninth review, forkserver workers took the server for gone)
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -418,8 +420,7 @@ def _parallel_results(s: _Session, paths: list[Path]):
 
     from . import errors as E
     opts = s.checker.options
-    pool = ProcessPoolExecutor(max_workers=s.args.jobs, initializer=_worker_init,
-                               initargs=(os.getpid(),))
+    pool = ProcessPoolExecutor(max_workers=s.args.jobs, initializer=_worker_init)
     try:
         futures = [pool.submit(_check_in_worker, str(p), opts) for p in paths]
         for p, fut in zip(paths, futures):

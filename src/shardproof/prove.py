@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from . import terms as T
 from .pretty import pretty
 from .rewrite.ipoly import IPoly
-from .rewrite.nf import FuelExhausted, NFContext, Poly, Scalar, SumA, show_poly
+from .rewrite.nf import Acc, FuelExhausted, NFContext, Poly, Scalar, SumA, show_poly
 from .rewrite.normalize import (
     EngineGap,
     FVal,
@@ -438,13 +438,16 @@ def _adjacent_ranges(diff: Poly) -> str:
     """A note when the residual has sums over ranges `a`, `b` and `a + b`, or `a` and `a + 1`:
     the engine does not split or merge sums over adjacent ranges (the seventy-fourth review: the
     residual read as "a missing all-reduce"), and the way round it today."""
-    ranges: list[IPoly] = []
+    ranges: dict[IPoly, set[str]] = {}      # a sum's range: the tensors its body reads
     for m, _ in diff.terms:
         for atom, _ in m:
             if isinstance(atom, SumA) and len(atom.binders) == 1 and \
-                    atom.binders[0][1] not in ranges:
-                ranges.append(atom.binders[0][1])
+                    not atom.binders[0][1].is_const():   # (not `Fin 5` beside `Fin 8`)
+                ranges.setdefault(atom.binders[0][1], set()).update(
+                    a.name for a, _ in atom.body if isinstance(a, Acc))
     for a, b in itertools.combinations(ranges, 2):
+        if not ranges[a] & ranges[b]:         # (sums of different vectors: the seventy-ninth
+            continue                          # review's sign split of x beside one of y)
         shown = f"`{a}`, `{b}` and `{a + b}`" if a + b in ranges else \
             f"`{a}` and `{b}`" if (a - b).is_const() else None
         if shown:
