@@ -123,8 +123,9 @@ class RPoly:
         if len(self.d) > 1:
             # (g·q)⁻¹ = g⁻¹·q⁻¹ in a field with 0⁻¹ = 0 (Lean's `mul_inv`): the monomial g
             # common to every term (an indicator's [c] aside) is inverted as a monomial
-            g = srt((a, min(dict(m).get(a, 0) for m in self.d))
-                    for a in {a for m in self.d for a, _ in m} if a[0] not in IDEMPOTENT)
+            exps = [dict(m) for m in self.d]
+            g = srt((a, min(x.get(a, 0) for x in exps))
+                    for a in {a for x in exps for a in x} if a[0] not in IDEMPOTENT)
             g = tuple((a, e) for a, e in g if e)
             if g:
                 q = RPoly({mono_mul(m, tuple((a, -e) for a, e in g)): c for m, c in self.d.items()})

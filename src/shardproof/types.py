@@ -797,11 +797,11 @@ class Elaborator:
             if _head_name(pty_term) == "Vec":
                 e, aty = _as_vector(e, aty, ctx)
             binds = match_type(pty_term, aty, set(implicit_unknown), ctx)
-            if binds is None and not (_head_name(pty_term) == "Vec" and isinstance(aty, VecT) or
-                                      _head_name(pty_term) == "Fin" and isinstance(aty, FinT)):
-                raise _err(f"argument `{p.name}` of `{g.name}` should have type "
-                           f"{pretty(pty_term)}, got {aty}", val, ctx)
             if binds is None:
+                if not (_head_name(pty_term) == "Vec" and isinstance(aty, VecT) or
+                        _head_name(pty_term) == "Fin" and isinstance(aty, FinT)):
+                    raise _err(f"argument `{p.name}` of `{g.name}` should have type "
+                               f"{pretty(pty_term)}, got {aty}", val, ctx)
                 # (the seventy-fifth review: the implicits printed as if they were sizes, so
                 # `Vec (c * b * a)` "should" be `Vec (c * a * b)`, an equal polynomial)
                 unknown = [n for n in implicit_unknown if n in T.free_names(pty_term)]
