@@ -276,8 +276,17 @@ class Prover:
         """Prove ``stmt`` (the theorem's statement), its equations typed by position
         (``types``, as :attr:`GlobalDecl.prop_types`)."""
         env = theorem_env(self.g, self.nz)
-        self.prop(stmt if stmt is not None else self.g.stmt,  # type: ignore[arg-type]
-                  env, types if types is not None else self.g.prop_types)
+        stmt = stmt if stmt is not None else self.g.stmt
+        top, bound = stmt, set()
+        while isinstance(top, T.Forall) and not self.g.existential:   # Lean's `intro` (as the
+            for b in top.binders:         # kernel's `check_statement`): the whole statement is
+                if isinstance(b.ty, T.App) and b.ty.fn == T.Var("Fin"):   # decided where each
+                    fact = T.Cmp("<", T.Num(Fraction(0)), b.ty.args[0])   # `Fin n` has an
+                    self.ctx.nonzero |= nonzero_names(                    # index: 0 < n
+                        with_ties([fact], self.g.size_subst)) - bound - {b.name}
+                bound.add(b.name)
+            top = top.body
+        self.prop(stmt, env, types if types is not None else self.g.prop_types)  # type: ignore
         return Attempt(True, ctx=self.ctx)
 
     def prop(self, t: T.Term, env: dict[str, Any], types: dict,
