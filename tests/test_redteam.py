@@ -1197,3 +1197,29 @@ def test_many_definitions_by_hypotheses_are_bounded(tmp_path: Path) -> None:
     assert got["wide"].verdict == "proved", got["wide"].reason
     assert got["facts"].verdict == "unknown" and "fuel" in got["facts"].reason, \
         got["facts"].reason
+
+
+@pytest.mark.parametrize("replay", [True, False])
+def test_a_real_given_by_an_equation_is_substituted(tmp_path: Path, replay: bool) -> None:
+    """Eighty-first review: `norm` substituted `(hx : x = RHS)` for a vector or a family but not
+    for a real, where the kernel did (so `x * 2 = 0` from `x = 0` was unknown), and the docs
+    said it did.  The engine now reads a real's equation as the kernel does: written `x = RHS`,
+    `RHS` without `x`.  False twins: another constant, a divisor that may be 0; `y + 1 = x`
+    (not read) says how to write it."""
+    root = _write(tmp_path, {"t.lemma": """
+theorem zero (x : ℝ) (hx : x = 0) : x * 2 = 0 := by norm
+theorem chain (x y z : ℝ) (hx : x = y * z) (hy : y = 2) (hz : z = 3) : x = 6 := by norm
+theorem chain_bad (x y z : ℝ) (hx : x = y * z) (hy : y = 2) (hz : z = 3) : x = 5 := by norm
+theorem shift (x y : ℝ) (hx : x = y + 1) : x * 2 = 2 * y + 2 := by norm
+theorem shift_bad (x y : ℝ) (hx : x = y + 1) : x * 2 = 2 * y + 1 := by norm
+theorem div (x y : ℝ) (hy : y ≠ 0) (hx : x = 2 * y) : x / y = 2 := by norm
+theorem div_bad (x y : ℝ) (hx : x = 2 * y) : x / y = 2 := by norm
+theorem turned (x y : ℝ) (hx : y + 1 = x) : x * x / x = x := by norm
+"""})
+    vs = {v.name: v for v in
+          check_paths([root], Options(search_seconds=2.0, replay=replay)).verdicts}
+    assert {n: v.verdict for n, v in vs.items()} == {
+        "zero": "proved", "chain": "proved", "chain_bad": "refuted", "shift": "proved",
+        "shift_bad": "refuted", "div": "proved", "div_bad": "refuted",
+        "turned": "unknown"}, {n: v.verdict for n, v in vs.items()}
+    assert "`hx` says what `x` is: write it `x = …`" in vs["turned"].reason, vs["turned"].reason

@@ -107,7 +107,9 @@ def theorem_env(g: GlobalDecl, nz: Normaliser) -> dict[str, Any]:
                 env[name] = IPoly.var(name)
         elif isinstance(ty, FinT):
             env[name] = free_index(name, ty.size, nz, env)
-        elif isinstance(ty, RealT):
+        elif isinstance(ty, RealT) and name in hyp_defs and not hyp_defs[name][0]:
+            env[name] = _hyp_lazy(name, hyp_defs[name], env, nz, real=True)   # `x = RHS` (as
+        elif isinstance(ty, RealT):                              # the kernel's `definitions`)
             env[name] = Poly.atom(Scalar(name))
         elif isinstance(ty, VecT):
             size = nz.nat(ty.size, env)
@@ -234,12 +236,12 @@ def _orient(h: T.Term) -> tuple[str, list[T.Binder], T.Term] | None:
     return None
 
 
-def _hyp_lazy(name, hd, env, nz: Normaliser) -> _Lazy:
+def _hyp_lazy(name, hd, env, nz: Normaliser, real: bool = False) -> _Lazy:
     _, rhs, hname = hd
 
     def force() -> Any:
         nz.ctx.use("hyp", f"{name} := {pretty(rhs)}", at=hname)
-        return nz.tensor(rhs, env)
+        return nz.real(rhs, env) if real else nz.tensor(rhs, env)
     return _Lazy(force)
 
 
@@ -639,13 +641,13 @@ def _missing_side_conditions(g: GlobalDecl, residual: str | None) -> str | None:
     taken = {n for n, _ in g.binders} | {n for n, _ in g.hyps}
     out = []
     for n, ty in missing:
-        # a real given by an equation `norm` does not substitute (it substitutes sizes' only):
-        # rewriting with it is the fix, not a new hypothesis (the seventy-first review)
+        # a real given by an equation written `RHS = x`, which `norm` does not substitute (it
+        # reads `x = RHS`): turning it round is the fix, not a new hypothesis (reviews 71, 81)
         eq = next((hn for hn, h in g.hyps if isinstance(h, T.Cmp) and h.op == "=" and
-                   T.Var(n) in (h.lhs, h.rhs)), None)
+                   h.rhs == T.Var(n) and h.lhs != T.Var(n)), None)
         if eq is not None and isinstance(ty, RealT):
-            out.append(f"`{n} ≠ 0` — but `{eq}` says what `{n}` is: `rw [{eq}]` before "
-                       "`norm` (`norm` does not use a real's equation)")
+            out.append(f"`{n} ≠ 0` — but `{eq}` says what `{n}` is: write it `{n} = …` "
+                       "(`norm` substitutes an equation with the variable on the left)")
             continue
         hn = f"h{n}"
         while hn in taken:            # (the suggested name must not clash with one in use)
