@@ -213,6 +213,9 @@ def test_a_refuted_family_disequation_prints_the_same_twice(tmp_path, capsys) ->
     ("theorem g : ∃ (v : Vec 3) (i : Fin 3), v i ≠ 0 := by witness (v := ![1, 1, 1]) (i := 1.5)\n",
      86, "a natural numeral"),
     ("theorem h : ∃ (x : ℝ), x ≠ 0 := by witness (x := y)\n", 50, "unknown name `y`"),
+    # eighty-first review: a fraction was `unknown` ("cannot use"), the docs say input error
+    ("theorem i : ∃ (n : Nat), (n : ℝ) ≠ 0 := by witness (n := 1/2)\n", 58, "a natural numeral"),
+    ("theorem j : ∃ (n : Nat), (n : ℝ) ≠ 0 := by witness (n := -4/2)\n", 58, "a natural numeral"),
 ])
 def test_a_negative_result_takes_one_witness_step_as_an_exists(tmp_path, capsys, text, col,
                                                                phrase) -> None:
@@ -238,3 +241,20 @@ def test_a_witness_the_kernel_cannot_compare_is_named_with_the_fix(tmp_path) -> 
     assert "give one with `by witness (…)`" in v.reason
     assert _verdicts(tmp_path, "theorem t : ∃ (x : ℝ) (h : 1 < x), sqrt x ≠ 1 := by "
                                "witness (x := 4)\n")["t"].verdict == "proved"
+
+
+@pytest.mark.parametrize("replay_on", [True, False])
+def test_a_witness_may_give_a_real_as_a_fraction(tmp_path, replay_on) -> None:
+    """Eighty-first review: `(x := 1/2)` for a real was `unknown` ("cannot use"), where `0.5`
+    was taken; a fraction of numerals is the number it names (`-1/2` is `(-1) / 2`), in a vector
+    literal too.  False twins: values at which the two sides agree are not witnesses."""
+    vs = _verdicts(tmp_path, """
+theorem half : ∃ (R : Nat) (x : ℝ), R * x ≠ x := by witness (R := 2) (x := 1/2)
+theorem neg_half : ∃ (x : ℝ), x * 2 ≠ 1 := by witness (x := -1/2)
+theorem vec : ∃ (v : Vec 2), v 0 + v 1 ≠ 1 := by witness (v := ![1/2, 1/3])
+theorem half_eq : ∃ (x : ℝ), x * 2 ≠ 1 := by witness (x := 1/2)
+theorem vec_eq : ∃ (v : Vec 2), v 0 + v 1 ≠ 1 := by witness (v := ![1/2, 1/2])
+""", replay_on)
+    assert {n: v.verdict for n, v in vs.items()} == {
+        "half": "proved", "neg_half": "proved", "vec": "proved", "half_eq": "unknown",
+        "vec_eq": "unknown"}

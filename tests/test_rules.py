@@ -801,6 +801,22 @@ def test_docs_rules_md_is_generated() -> None:
         "regenerate with: python -m shardproof.rewrite.rules > docs/rules.md"
 
 
+def test_every_rules_place_names_code_that_exists() -> None:
+    """Each rule's "applied in" (`module.function`, or a module) names a function of the engine:
+    the eighty-first review found `normalize.real`, which is `normalize.Normaliser.real`."""
+    import importlib
+    missing = []
+    for r in rules.RULES:
+        mod, _, rest = r.where.partition(".")
+        obj = importlib.import_module(f"shardproof.rewrite.{mod}" if mod in (
+            "ipoly", "nf", "normalize", "tactics", "nfeval") else f"shardproof.{mod}")
+        for part in rest.split(".") if rest else ():
+            obj = getattr(obj, part, None)
+        if obj is None:
+            missing.append((r.name, r.where))
+    assert not missing, missing
+
+
 def test_nfeval_lean_conventions() -> None:
     """nfeval itself: 1/0 = 0, sqrt of a negative = 0, negative powers of 0 are 0, exactness."""
     env = NFEnv(sizes={"R": 0}, scalars={"a": Fraction(-4), "b": Fraction(9, 4)})

@@ -920,9 +920,13 @@ def _witness_step(g: GlobalDecl) -> T.ProofStep | None:
 
 
 def _number(t: T.Term) -> Fraction | None:
-    """A numeral of a witness, possibly negated."""
+    """A numeral of a witness, possibly negated, or a fraction of two (`1/2`, as `0.5`)."""
     if isinstance(t, T.Num):
         return t.value
+    if isinstance(t, T.BinOp) and t.op == "/" and isinstance(t.rhs, T.Num) and \
+            t.rhs.value != 0 and (isinstance(t.lhs, T.Num) or isinstance(t.lhs, T.Neg) and
+                                  isinstance(t.lhs.arg, T.Num)):
+        return _number(t.lhs) / t.rhs.value      # (`-1/2` is `(-1) / 2`)
     inner = _number(t.arg) if isinstance(t, T.Neg) else None
     return -inner if inner is not None else None
 
@@ -982,7 +986,7 @@ def _given_witness(g: GlobalDecl, genv: GlobalEnv, step: T.ProofStep) -> dict[st
             a.indices[na.name] = _natural(v)
         else:
             raise Failure(f"witness: cannot use `({na.name} := …)` (give sizes and indices as "
-                          "natural numerals, reals as numbers, vectors as ![…] of numbers)")
+                          "natural numerals, reals as numbers or fractions `1/3`, vectors as ![…] of those)")
     with sem.exact_budget(WITNESS_SECONDS):      # nested √ doubled the time per level
         try:
             full = sem.complete_assignment(g, genv, a, mode="exact")

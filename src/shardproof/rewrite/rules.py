@@ -46,7 +46,7 @@ RULES: tuple[Rule, ...] = (
          "", "nf.inverse"),
     Rule("inv_opaque", "rule", "p⁻¹ = (1/lead) · InvP(p / lead) for a polynomial with ≥ 2 terms",
          "", "nf.inverse"),
-    Rule("ite_indicator", "rule", "if c then a else b = b + [c] · (a − b)", "", "normalize.real"),
+    Rule("ite_indicator", "rule", "if c then a else b = b + [c] · (a − b)", "", "normalize.Normaliser.real"),
     Rule("index_compare_const", "rule",
          "a comparison of two index expressions whose difference is a constant is decided", "",
          "normalize.Normaliser.cond"),
