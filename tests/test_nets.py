@@ -400,6 +400,27 @@ def test_blocks_that_do_not_fit_together_are_named_by_the_renderer():
                                          r"block 'b1' gives 16"):
         NetRenderer(bad, infos)
     NetRenderer(net, infos)                      # the real one fits
+    # eightieth review: a net without a head rendered files that were an input error, and the
+    # parity run said only "could not be broadcast"; the renderer and the run name the last block
+    headless = dataclasses.replace(net, blocks=net.blocks[:3])
+    with pytest.raises(ValueError, match=r"the net ends with block 'b2' \(mnv2Strided\), which "
+                                         r"gives 24 channels"):
+        NetRenderer(headless, infos)
+    from shardproof.parity import DescriptionError, run_parity
+    with pytest.raises(DescriptionError, match=r"ends with block `b2` \(mnv2Strided\)"):
+        run_parity(headless, R=2, N=1, width=0.25)
+
+
+def test_an_xla_conv_is_xla_same_only_for_an_odd_kernel_of_at_least_3() -> None:
+    """Eightieth review: `Conv("xla", "1", …)` rendered and checked, but the op keeps the odd
+    positions, XLA-SAME's phase for an odd k ≥ 3 only (at k = 1 XLA-SAME keeps the even ones,
+    the "strided" kind): a block asking for it at k = 1 or an even k is refused, naming it."""
+    from shardproof.nets.mobilenetv2 import STEM
+    from shardproof.nets.spec import Block
+    Block(STEM, "stem", {"ic": 3, "oc": 8, "k": 3})
+    for k in (1, 2, 4):
+        with pytest.raises(ValueError, match=rf"the \"xla\" conv W has k = {k}; XLA-SAME"):
+            Block(STEM, "stem", {"ic": 3, "oc": 8, "k": k})
 
 
 def test_render_net_writes_a_net_of_your_own_beside_the_kit(tmp_path: Path) -> None:

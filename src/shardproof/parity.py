@@ -508,6 +508,11 @@ def run_parity(net: Net, R: int = 2, N: int = 2, base: int = 1, width: float = 1
     ts = time.perf_counter()
     single = Program(params, eps, sync=True)
     (Y,), tapes = single.forward(plans, [X])
+    if Y.shape != (R * N, K):      # (numpy said only "could not be broadcast": review 80)
+        last = net.blocks[-1]
+        raise DescriptionError(f"the net ends with block `{last.prefix}` ({last.template.name}), "
+                               f"whose output per example has {math.prod(Y.shape[1:])} entries, "
+                               f"not the K = {K} classes: a net ends with a head")
     G = smoothed_ce_cot(Y, T, alpha, R * N)
     g_single = single.backward(plans, tapes, [G])
     t_single = time.perf_counter() - ts

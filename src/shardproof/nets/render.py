@@ -1196,6 +1196,10 @@ class NetRenderer:
             self.insts.append(BlockInst(b, info, args, res, out_res, n_in, n_out))
             width, came_from = _subst_sizes(info.tr.out.c, args), f"block {b.prefix!r}"
             res = out_res if out_res is not None else res
+        if self.insts and (width != "K" or self.insts[-1].out_res is not None):
+            raise ValueError(f"the net ends with {came_from} ({net.blocks[-1].template.name}), "
+                             f"which gives {width} channels at spatial level {res}: a net ends "
+                             "with a head that gives the `K` classes (e.g. resHead)")
         # parameters: one weight record per block, laid end to end in θ
         self.slices: list[tuple[str, str, str, BlockInst]] = []   # (accessor, size, offset, bi)
         self.n_params = 0

@@ -188,6 +188,16 @@ class Block:
                              + (f"give the sizes {missing}" if missing else "")
                              + ("; " if missing and extra else "")
                              + (f"the template has no sizes {extra}" if extra else ""))
+        for layer in self.template.layers():
+            # the op keeps the odd positions, XLA-SAME's phase for an odd k ≥ 3 only: for k = 1
+            # XLA-SAME keeps the even ones (the "strided" kind); even k is not modelled
+            k = getattr(layer, "k", None) if getattr(layer, "kind", None) == "xla" else None
+            kv = int(k) if k is not None and k.isdigit() else self.sizes.get(k)
+            if k is not None and (kv is None or int(kv) < 3 or int(kv) % 2 == 0):
+                raise ValueError(f"block {self.prefix!r} ({self.template.name}): the \"xla\" "
+                                 f"conv {layer.W} has k = {kv}; XLA-SAME at stride 2 is modelled "
+                                 "for an odd k ≥ 3 (for k = 1 it keeps the even positions: the "
+                                 "\"strided\" kind)")
 
     def size(self, name: str) -> int:
         return int(self.sizes[name])
