@@ -180,3 +180,22 @@ def test_a_hypothesis_that_does_not_follow_says_what_is_wrong(tmp_path: Path) ->
         vs["sides"].reason
     assert f"`hx : ∀ (r : Fin R), sh R {big} 2 r = sh R {big} 1 r` does not follow" \
         in vs["sides_long"].reason, vs["sides_long"].reason
+
+
+def test_a_failed_rewrite_names_a_well_typed_match_first(tmp_path: Path) -> None:
+    """Eightieth review: a pattern `xr r` (a family at an index) also matches `g n 2 (e r)` with
+    `xr := g n 2` and `r := e r`, a vector for an index; that outer match came first and its
+    miss was shown ("hypothesis `hx : ∀ r, g n 2 r = …` does not follow"), hiding the inner,
+    well-typed one's (the goal's `he` reads replica 0).  The well-typed miss is shown now."""
+    root = _write(tmp_path, {"t.lemma": """\
+def g (n : Nat) (a : ℝ) (v : Vec n) : Vec n := fun (i : Fin n) => a * v i
+theorem lift (R n : Nat) (a : ℝ) (xr Y : Fin R → Vec n) (hx : ∀ (r : Fin R), xr r = Y r)
+    (r : Fin R) : g n a (xr r) = g n a (Y r) := by rw [hx]
+theorem use (R n : Nat) (hR : 0 < R) (e Y : Fin R → Vec n) (he : ∀ (r : Fin R), e r = Y 0)
+    (r : Fin R) :
+    g n 1 (g n 2 (e r)) = g n 1 (g n 2 (Y r)) := by rw [lift, lift]
+"""})
+    vs = _verdicts(root, search_seconds=0)
+    assert vs["lift"].verdict == "proved" and vs["use"].verdict == "unknown"
+    reason = vs["use"].reason
+    assert "it matches `g n 2 (e r)`" in reason and "g n 2 r" not in reason, reason

@@ -576,11 +576,13 @@ def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
                     kgoal = kernel_goal(g, genv, frozenset())
                 typed = _instance_typing(kgoal, goal, nm.name, dict(g.hyps),
                                          None if nm.name in hyps else lg)
+                fits = _instance_kinds(kgoal, goal, nm.name, dict(g.hyps),
+                                       None if nm.name in hyps else lg)
                 misses: list[str] = []
                 while True:
                     pr.ctx.tick(10)
                     before = goal.stmt
-                    rec = tac.rewrite_once(goal, rule, typed=typed, misses=misses)
+                    rec = tac.rewrite_once(goal, rule, typed=typed, misses=misses, fits=fits)
                     if rec is None:
                         break
                     if T.tree_size(goal.stmt) > MAX_GOAL_NODES:
@@ -841,6 +843,40 @@ class KernelDecls:
             k = KDecl(name, g.kind)
         self.memo[name] = k
         return k
+
+
+def _skeleton(ty: Any, top: bool = True) -> Any:
+    """A type with its sizes forgotten (at the top, a size, an index and a real are one kind,
+    as the kernel's `same_type` takes them); None: not known."""
+    if isinstance(ty, T.Arrow):
+        dom, cod = _skeleton(ty.dom, False), _skeleton(ty.cod, False)
+        return None if dom is None or cod is None else ("→", dom, cod)
+    head = ty.fn if isinstance(ty, T.App) else ty
+    if not isinstance(head, T.Var):
+        return None
+    return "scalar" if top and head.name in ("Nat", "Fin", "ℝ") else head.name
+
+
+def _instance_kinds(kgoal: Any, goal: Any, name: str, hyps: dict[str, T.Term],
+                    lemma: GlobalDecl | None) -> Callable[[dict, tuple], bool]:
+    """False when a value of a `rw` instance, maybe partial, is of another kind than its
+    variable (a vector for an index, a map for a family), whatever the sizes the match has not
+    bound yet: to tell such a match apart in a message (the eightieth review).  Never a filter:
+    the full test is :func:`_instance_typing`."""
+    from .kernel import _strip_forall, at_path, type_of
+    declared = dict(zip(kgoal.decls.get(name).params, kgoal.decls.get(name).ptypes)) \
+        if lemma is not None else {}
+    declared |= {b.name: b.ty for b in _strip_forall(lemma.stmt if lemma is not None
+                                                     else hyps[name])[1]}
+
+    def fits(inst: dict, path: tuple) -> bool:
+        btypes = at_path(goal.stmt, list(path))[1]
+        for v, val in inst.items():
+            want, got = _skeleton(declared.get(v)), _skeleton(type_of(val, kgoal, btypes))
+            if want is not None and got is not None and want != got:
+                return False
+        return True
+    return fits
 
 
 def _instance_typing(kgoal: Any, goal: Any, name: str, hyps: dict[str, T.Term],

@@ -799,14 +799,27 @@ def _first_difference(a: T.Term, b: T.Term, same: _Same) -> tuple[T.Term, T.Term
         a, b = pair
 
 
+def _ILL_TYPED() -> str:
+    return ""               # (a marker for `rewrite_once`'s misses: the instance is ill-typed)
+
+
 def rewrite_once(goal: Goal, rule: RwRule, prove_eq=None,
                  typed: Callable[[dict, tuple], bool] | None = None,
-                 misses: list[str] | None = None) -> dict[str, Any] | None:
+                 misses: list[str] | None = None,
+                 fits: Callable[[dict, tuple], bool] | None = None) -> dict[str, Any] | None:
     """Rewrite the first match of ``rule.lhs`` in the goal; None when nothing matches.
     ``typed(instance, position)`` says whether an instance has the rule's variables' types;
-    ``misses`` collects why each subterm the left side matches was not rewritten."""
+    ``misses`` collects why each subterm the left side matches was not rewritten, the first
+    whose instance ``fits`` (is of the variables' kinds) first."""
+    ill_typed: list[str] = []
+
     def miss(why: Callable[[], str]) -> None:      # (only the first is shown: made once)
         if misses is not None and not misses:
+            if why is _ILL_TYPED or fits is not None and not fits(sub, path):   # (review 80:
+                if not ill_typed:        # a head variable took `f a` of `f a b` for a family,
+                    ill_typed.append(f"{_matches(sub_t)}, but the instance does not have the "
+                                     "types of the lemma's variables")   # and the miss shown
+                return                   # was that instance's; a well-typed one's says more)
             misses.append(why())
     head = rule.lhs.fn if isinstance(rule.lhs, T.App) else rule.lhs
     need = head.name if isinstance(head, T.Var) and head.name not in rule.vars else None
@@ -875,8 +888,7 @@ def rewrite_once(goal: Goal, rule: RwRule, prove_eq=None,
             miss(lambda: f"{_matches(sub_t)}, but an index of the instance is not shown in range")
             continue
         if typed is not None and not typed(sub, path):
-            miss(lambda: f"{_matches(sub_t)}, but the instance does not have the types of the "
-                 "lemma's variables")
+            miss(_ILL_TYPED)
             continue
         for hname, h in rule.hyps:
             inst = subst_capture_free(h, sub)
@@ -893,6 +905,8 @@ def rewrite_once(goal: Goal, rule: RwRule, prove_eq=None,
                     "instance": {k: pretty(v)[:200] for k, v in sorted(sub.items())},
                     "discharged": notes, "paths": paths,
                     "inst": dict(sorted(sub.items())), "how": [n["kind"] for n in notes]}
+    if misses is not None and not misses:
+        misses.extend(ill_typed)
     return None
 
 
