@@ -1215,11 +1215,17 @@ theorem shift_bad (x y : ℝ) (hx : x = y + 1) : x * 2 = 2 * y + 1 := by norm
 theorem div (x y : ℝ) (hy : y ≠ 0) (hx : x = 2 * y) : x / y = 2 := by norm
 theorem div_bad (x y : ℝ) (hx : x = 2 * y) : x / y = 2 := by norm
 theorem turned (x y : ℝ) (hx : y + 1 = x) : x * x / x = x := by norm
+theorem cycle (x y : ℝ) (hx : x = y) (hy : y = x) : x = y := by norm
+theorem cycle_bad (x y : ℝ) (hx : x = y) (hy : y = x) : x = y + 1 := by norm
+theorem vec_cycle (n : Nat) (x y : Vec n) (hx : x = y) (hy : y = x) : x = y := by norm
 """})
     vs = {v.name: v for v in
           check_paths([root], Options(search_seconds=2.0, replay=replay)).verdicts}
     assert {n: v.verdict for n, v in vs.items()} == {
         "zero": "proved", "chain": "proved", "chain_bad": "refuted", "shift": "proved",
         "shift_bad": "refuted", "div": "proved", "div_bad": "refuted",
-        "turned": "unknown"}, {n: v.verdict for n, v in vs.items()}
+        "turned": "unknown", "cycle": "unknown", "cycle_bad": "refuted",
+        "vec_cycle": "unknown"}, {n: v.verdict for n, v in vs.items()}
     assert "`hx` says what `x` is: write it `x = …`" in vs["turned"].reason, vs["turned"].reason
+    for name in ("cycle", "vec_cycle"):      # (it recursed until "nested too deeply")
+        assert "define `x` through itself" in vs[name].reason, vs[name].reason

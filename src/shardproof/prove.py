@@ -242,7 +242,7 @@ def _hyp_lazy(name, hd, env, nz: Normaliser, real: bool = False) -> _Lazy:
     def force() -> Any:
         nz.ctx.use("hyp", f"{name} := {pretty(rhs)}", at=hname)
         return nz.real(rhs, env) if real else nz.tensor(rhs, env)
-    return _Lazy(force)
+    return _Lazy(force, name)
 
 
 def _hyp_family(name, hd, env, nz: Normaliser) -> FVal:

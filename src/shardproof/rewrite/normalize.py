@@ -617,13 +617,20 @@ class Normaliser:
 
 
 class _Lazy:
-    """A value computed on first use (a family defined by a hypothesis)."""
+    """A value computed on first use (a variable defined by a hypothesis)."""
 
-    def __init__(self, f: Callable[[], Any]) -> None:
-        self.f = f
+    def __init__(self, f: Callable[[], Any], name: str = "") -> None:
+        self.f, self.name, self.busy = f, name, False
 
     def force(self) -> Any:
-        return self.f()
+        if self.busy:          # (`x = y`, `y = x` recursed until "nested too deeply")
+            raise EngineGap(f"the hypotheses define `{self.name}` through itself (a cycle of "
+                            "definitions: `norm` cannot substitute them; `rw` with one instead)")
+        self.busy = True
+        try:
+            return self.f()
+        finally:
+            self.busy = False
 
 
 class _PropVal:
