@@ -37,7 +37,7 @@ from shardproof.rewrite.tactics import replace_like
 ROOT = Path(__file__).resolve().parents[1]
 KERNEL = ROOT / "src" / "shardproof" / "kernel"
 LOC_BUDGET = 600          # the budget (lines that are not blank, comments or docstrings)
-LOC_CEILING = 1029        # what it is today: the budget is MISSED (docs/trust.md); lower only
+LOC_CEILING = 1026        # what it is today: the budget is MISSED (docs/trust.md); lower only
 
 
 # --------------------------------------------------------------------------- the library
@@ -117,8 +117,7 @@ def _mutations(trace: list[dict], hyps: list[str], other_lemma: str):
     yield f"rule of step {i + 1}", m
     for j, how in enumerate(st["how"]):
         m = copy.deepcopy(trace)
-        m[i]["how"][j] = {"defeq": "nonzero", "sizes": "defeq",
-                          "nonzero": "sizes"}.get(how, "defeq")
+        m[i]["how"][j] = {"defeq": "nonzero", "nonzero": "defeq"}.get(how, "defeq")
         yield f"discharge {j + 1} of step {i + 1}", m
         others = [h for h in hyps if h != how[4:]]
         if how.startswith("hyp:") and others:

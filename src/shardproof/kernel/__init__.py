@@ -10,7 +10,7 @@ definitions and lemma statements in scope, and the engine's trace, and replays e
   instantiated with the recorded instance; the subterm at the recorded position must be
   definitionally equal to the instantiated left side; every instantiated ``Fin`` variable must be
   in range (arithmetic gateway); every instantiated hypothesis must be discharged the way the
-  trace says (a hypothesis of the goal, definitional equality, polynomial equality of sizes, or
+  trace says (a hypothesis of the goal, definitional equality — sizes by polynomial equality — or
   nonzero sizes); then every occurrence of that subterm whose free names mean the same thing is
   replaced by the instantiated right side.
 * ``close`` — each equation of the goal holds by definitional equality (β, δ, α, polynomial
@@ -504,9 +504,6 @@ def discharge(h: T.Term, how: str, goal: Goal) -> None:
     elif how == "defeq" and eq:
         ok = not any(goal.decls.get(b.name) for b in binders) and defeq(beta(body.lhs), beta(body.rhs), goal.decls, [20000])
         why = "the two sides are not definitionally equal"
-    elif how == "sizes" and eq and not binders:
-        ok = _holds(arith.sizes_equal, body.lhs, body.rhs)
-        why = "the two sizes are not equal polynomials"
     else:
         ok = how == "nonzero" and not binders and size_fact(body, goal)
         why = f"discharge `{how}` does not establish it"
@@ -612,7 +609,7 @@ def close(goal: Goal) -> None:
 # means and why it is sound is its line of the allowlist `lemmas/axioms.allow` (one source:
 # tests/test_kernel.py checks that the two name the same rules); `shardproof axioms` lists them.
 RULES = frozenset(["kernel:" + n for n in (
-    "delta beta rw discharge-hyp discharge-defeq discharge-sizes discharge-nonzero defeq "
+    "delta beta rw discharge-hyp discharge-defeq discharge-nonzero defeq "
     "size-fact nf-inverse nf-indicator nf-read nf-sum nf-merge nf-hypothesis opaque-congruence "
     "linear-jacobian witness witness-sqrt-exp").split()] + ["oracle:ring", "oracle:index-ring",
                                                             "oracle:index-range"])

@@ -463,16 +463,10 @@ def discharge(h: T.Term, goal: Goal, rule: RwRule, sub: dict[str, T.Term],
                                                  if k not in local}))
         if defeq(lhs_i, rhs_i, goal.genv, [5000]):
             return "by β/δ (definitional)", "defeq"
-    # 3. Size facts: `0 < R`, `a = b` between sizes.
+    # 3. Size facts: `0 < R` (an equation `a = b` between sizes is definitional: 2. above).
     if isinstance(body, T.Cmp) and not binders:
         li = subst_capture_free(body.lhs, sub)
         ri = subst_capture_free(body.rhs, sub)
-        if body.op == "=" and _is_size_term(li) and _is_size_term(ri):
-            try:
-                if arith.sizes_equal(li, ri):
-                    return "by polynomial equality of sizes", "sizes"
-            except arith.NotASize:
-                pass
         closed = not (T.free_names(li) | T.free_names(ri)) & (rule.vars - set(sub))
         for hname, gh in goal.hyps:     # (with a variable unbound, 1 would have matched it)
             if closed and gh == T.Cmp(body.op, li, ri):
