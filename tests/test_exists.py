@@ -247,14 +247,19 @@ def test_a_witness_the_kernel_cannot_compare_is_named_with_the_fix(tmp_path) -> 
 def test_a_witness_may_give_a_real_as_a_fraction(tmp_path, replay_on) -> None:
     """Eighty-first review: `(x := 1/2)` for a real was `unknown` ("cannot use"), where `0.5`
     was taken; a fraction of numerals is the number it names (`-1/2` is `(-1) / 2`), in a vector
-    literal too.  False twins: values at which the two sides agree are not witnesses."""
+    literal too; `1/0` is 0, as in Lean (the eighty-second review).  False twins: values at
+    which the two sides agree are not witnesses."""
     vs = _verdicts(tmp_path, """
 theorem half : ∃ (R : Nat) (x : ℝ), R * x ≠ x := by witness (R := 2) (x := 1/2)
 theorem neg_half : ∃ (x : ℝ), x * 2 ≠ 1 := by witness (x := -1/2)
 theorem vec : ∃ (v : Vec 2), v 0 + v 1 ≠ 1 := by witness (v := ![1/2, 1/3])
 theorem half_eq : ∃ (x : ℝ), x * 2 ≠ 1 := by witness (x := 1/2)
 theorem vec_eq : ∃ (v : Vec 2), v 0 + v 1 ≠ 1 := by witness (v := ![1/2, 1/2])
+theorem over_zero : ∃ (x : ℝ), x + 1 ≠ 0 := by witness (x := 1/0)
+theorem over_zero_eq : ∃ (x : ℝ), x ≠ 0 := by witness (x := 1/0)
+theorem nested : ∃ (x : ℝ), x * 5 ≠ 1 := by witness (x := (1/2)/-3)
 """, replay_on)
     assert {n: v.verdict for n, v in vs.items()} == {
         "half": "proved", "neg_half": "proved", "vec": "proved", "half_eq": "unknown",
-        "vec_eq": "unknown"}
+        "vec_eq": "unknown", "over_zero": "proved", "over_zero_eq": "unknown",
+        "nested": "proved"}

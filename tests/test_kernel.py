@@ -37,7 +37,7 @@ from shardproof.rewrite.tactics import replace_like
 ROOT = Path(__file__).resolve().parents[1]
 KERNEL = ROOT / "src" / "shardproof" / "kernel"
 LOC_BUDGET = 600          # the issue's budget (lines that are not blank, comments or docstrings)
-LOC_CEILING = 1026        # what it is today: the budget is MISSED (docs/trust.md); lower only
+LOC_CEILING = 1023        # what it is today: the budget is MISSED (docs/trust.md); lower only
 
 
 # --------------------------------------------------------------------------- the library
@@ -1629,6 +1629,8 @@ theorem intro_sum (R N : Nat) : ∀ (r : Fin (R + N)), (R : ℝ) / R = 1 := by n
 theorem intro_other (R N : Nat) (x : Vec R) : ∀ (r : Fin R), (N : ℝ) / N * x r = x r := by norm
 theorem intro_conj (R : Nat) (x : Vec R) : (∀ (r : Fin R), x r = x r) ∧ (R : ℝ) / R = 1 := by norm
 theorem intro_bound (R : Nat) : ∀ (M : Nat) (r : Fin M), (M : ℝ) / M = 1 := by norm
+theorem intro_size_fact (R : Nat) : ∀ (r : Fin R), R ≠ 0 ∧ 1 ≤ R := by norm
+theorem intro_size_fact_sum (R N : Nat) : ∀ (r : Fin (R + N)), R ≠ 0 := by norm
 """
 
 
@@ -1638,10 +1640,12 @@ def test_a_statements_own_forall_makes_its_ranges_nonzero() -> None:
     whole statement sits under: beside a conjunct (`intro_conj`, false at R = 0), over a sum of
     sizes (`R + N`), for another size, or for a size the `∀` binds itself, nothing is known."""
     for name, ok in (("intro_fin", True), ("intro_prod", True), ("intro_sum", False),
-                     ("intro_other", False), ("intro_conj", False), ("intro_bound", False)):
+                     ("intro_other", False), ("intro_conj", False), ("intro_bound", False),
+                     ("intro_size_fact", True), ("intro_size_fact_sum", False)):
         goal, _ = _goal(INTRO, name)
         if ok:
-            assert "kernel:nf-inverse" in replay(goal, [{"rule": "norm"}]), name
+            assert {"kernel:nf-inverse", "kernel:size-fact"} & set(
+                replay(goal, [{"rule": "norm"}])), name
         else:
             with pytest.raises(Rejected):
                 replay(goal, [{"rule": "norm"}])
@@ -1658,5 +1662,7 @@ def test_a_statements_own_forall_end_to_end(tmp_path: Path, replay_on: bool) -> 
                                                                  search_seconds=2.0)).verdicts}
     assert {n: got[n] for n in ("intro_fin", "intro_prod")} == {"intro_fin": "proved",
                                                                "intro_prod": "proved"}
-    assert got["intro_sum"] == got["intro_other"] == got["intro_conj"] == "refuted"
+    assert got["intro_size_fact"] == "proved"          # (the eighty-second review: the
+    assert got["intro_sum"] == got["intro_other"] == got["intro_conj"] == "refuted"  # kernel
+    assert got["intro_size_fact_sum"] != "proved"      # did not know it for size facts)
     assert got["intro_bound"] != "proved"

@@ -485,10 +485,11 @@ def test_true_statements_are_never_refuted(tmp_path: Path) -> None:
     "theorem t (x : ℝ) : (" + "".join(f"∑ (i{k} : Fin 1), " for k in range(34)) +
     "x) = x + 1 := by norm",
     # witness values of an unexpected form, and a too-short vector: an answer, not a crash
-    "theorem w : ∃ (X : Vec 2), X ≠ (fun (j : Fin 2) => 0) := by witness (X := ![1 / 2, 1])",
+    # (`1 / 2` is a value now, the eighty-first review; `1 / 0` is not one)
+    "theorem w : ∃ (X : Vec 2), X ≠ (fun (j : Fin 2) => 0) := by witness (X := ![1 / 0, 1])",
     "theorem w : ∃ (X : Vec 2) (h : X 0 = 0 ∧ X 1 = 0), X ≠ (fun (j : Fin 2) => 0) :=\n"
     "  by witness (X := ![0, 0, 5])",
-    "theorem w : ∃ (R : Nat) (x : ℝ), R * x ≠ 2 * x := by witness (R := 5 / 2) (x := 1)",
+    "theorem w : ∃ (R : Nat) (x : ℝ), R * x ≠ 2 * x := by witness (R := 5 + 2) (x := 1)",
     "theorem w (x y : Vec 4) (h : ∀ (i : Fin 2), x i = y i) : x + y = y + x + x := by norm",
     # powers: bounded, not expanded without end
     "theorem w : (2 ^ 1000000) ^ 1000000 = 3 := by norm",
@@ -1010,15 +1011,17 @@ theorem f2 (v : ℝ) : 1 / 2 * (3 * v) = v := by rw [inv_mul_R]
 def test_the_reciprocal_hint_suggests_rw_for_an_equation_and_a_free_name(tmp_path: Path) -> None:
     """Seventy-first review: with `(hB : B = N)` for a real `B`, the hint said to add
     `(hB : B ≠ 0)` — a name already taken (an input error if followed) — where `rw [hB]`
-    before `norm` is the fix; and a suggested name must be free."""
+    before `norm` was the fix (now `norm` substitutes `hB`; written `N = B`, the hint says to
+    turn it round); and a suggested name must be free."""
     root = _write(tmp_path, {"t.lemma": """
-theorem t1 (N : Nat) (hN : 0 < N) (B x : ℝ) (hB : B = N) : x / B * N = x := by norm
-theorem t2 (N : Nat) (hN : 0 < N) (B x : ℝ) (hB : B = N) : x / B * N = x := by rw [hB]; norm
+theorem t1 (N : Nat) (hN : 0 < N) (B x : ℝ) (hB : N = B) : x / B * N = x := by norm
+theorem t2 (N : Nat) (hN : 0 < N) (B x : ℝ) (hB : B = N) : x / B * N = x := by norm
 theorem t3 (R : Nat) (hR : 1 = 1) (v : ℝ) : 1 / R * (R * v) = v := by norm
 """})
     vs = {v.name: v for v in check_paths([root], Options(search_seconds=0.0)).verdicts}
-    assert vs["t1"].verdict == "unknown" and "`rw [hB]` before `norm`" in vs["t1"].reason \
-        and "(hB : B ≠ 0)" not in vs["t1"].reason, vs["t1"].reason
+    # (`norm` substitutes `B = N` since the eighty-first review; `N = B` it does not read)
+    assert vs["t1"].verdict == "unknown" and "`hB` says what `B` is: write it `B = …`" in \
+        vs["t1"].reason and "(hB : B ≠ 0)" not in vs["t1"].reason, vs["t1"].reason
     assert vs["t2"].verdict == "proved"
     assert "add a hypothesis `(hR' : 0 < R)`" in vs["t3"].reason, vs["t3"].reason
 
@@ -1048,7 +1051,8 @@ def test_a_fin_binder_makes_its_range_nonzero(tmp_path: Path) -> None:
     the way an ML engineer most often states a replica lemma.  A `∀` theorem's `Fin n` binder
     now makes a monomial `n` nonzero, in the engine and the kernel.  False twins: no such
     binder, `Fin (R + 1)`, a binder over another size, and an `∃`'s binder (a witness must
-    show it); a `∀ (r : Fin R)` inside the statement is not a binder of the theorem."""
+    show it).  A statement's own outermost `∀ (r : Fin R)` does the same since the fifteenth
+    session (Lean's `intro`: `u3`)."""
     import shutil
     root = tmp_path / "lemmas"
     shutil.copytree(Path(__file__).resolve().parents[1] / "lemmas" / "kit", root / "kit")
@@ -1070,7 +1074,7 @@ theorem u4 : ∃ (R : Nat) (r : Fin R) (v : ℝ), 1 / R * (R * v) ≠ v := by wi
             search_seconds=2.0, replay=replay)).verdicts if v.name[0] in "tfu"}
         assert got == {"t1": "proved", "t2": "proved", "t3": "proved", "t4": "proved",
                        "t5": "proved", "f1": "refuted", "f2": "refuted", "f5": "refuted",
-                       "u3": "unknown", "u4": "unknown"}, got
+                       "u3": "proved", "u4": "unknown"}, got
 
 
 def test_uneven_shard_gaps_say_what_is_not_built(tmp_path: Path) -> None:
@@ -1205,7 +1209,9 @@ def test_a_real_given_by_an_equation_is_substituted(tmp_path: Path, replay: bool
     for a real, where the kernel did (so `x * 2 = 0` from `x = 0` was unknown), and the docs
     said it did.  The engine now reads a real's equation as the kernel does: written `x = RHS`,
     `RHS` without `x`.  False twins: another constant, a divisor that may be 0; `y + 1 = x`
-    (not read) says how to write it."""
+    (not read) says how to write it.  What a hypothesis says of a substituted `x` is read of
+    its definition (`x ≠ 0` with `x = y * y` gives `y ≠ 0`), as in the kernel: the
+    eighty-second review found `x / x = 1` from `x ≠ 0` lost."""
     root = _write(tmp_path, {"t.lemma": """
 theorem zero (x : ℝ) (hx : x = 0) : x * 2 = 0 := by norm
 theorem chain (x y z : ℝ) (hx : x = y * z) (hy : y = 2) (hz : z = 3) : x = 6 := by norm
@@ -1218,6 +1224,9 @@ theorem turned (x y : ℝ) (hx : y + 1 = x) : x * x / x = x := by norm
 theorem cycle (x y : ℝ) (hx : x = y) (hy : y = x) : x = y := by norm
 theorem cycle_bad (x y : ℝ) (hx : x = y) (hy : y = x) : x = y + 1 := by norm
 theorem vec_cycle (n : Nat) (x y : Vec n) (hx : x = y) (hy : y = x) : x = y := by norm
+theorem sq_ne (x y : ℝ) (hx : x = y * y) (hne : x ≠ 0) : x / x = 1 := by norm
+theorem pos_size (R : Nat) (x : ℝ) (hx : x = R) (hne : 0 < x) : x / x = 1 := by norm
+theorem sq_bad (x y : ℝ) (hx : x = y * y) : x / x = 1 := by norm
 """})
     vs = {v.name: v for v in
           check_paths([root], Options(search_seconds=2.0, replay=replay)).verdicts}
@@ -1225,7 +1234,8 @@ theorem vec_cycle (n : Nat) (x y : Vec n) (hx : x = y) (hy : y = x) : x = y := b
         "zero": "proved", "chain": "proved", "chain_bad": "refuted", "shift": "proved",
         "shift_bad": "refuted", "div": "proved", "div_bad": "refuted",
         "turned": "unknown", "cycle": "unknown", "cycle_bad": "refuted",
-        "vec_cycle": "unknown"}, {n: v.verdict for n, v in vs.items()}
+        "vec_cycle": "unknown", "sq_ne": "proved", "pos_size": "proved",
+        "sq_bad": "refuted"}, {n: v.verdict for n, v in vs.items()}
     assert "`hx` says what `x` is: write it `x = …`" in vs["turned"].reason, vs["turned"].reason
     for name in ("cycle", "vec_cycle"):      # (it recursed until "nested too deeply")
         assert "define `x` through itself" in vs[name].reason, vs[name].reason

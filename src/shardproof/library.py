@@ -416,8 +416,7 @@ def _check_witness_value(na: T.NamedArg, ty: Ty, env: GlobalEnv, theorem: str) -
             raise NameError_(f"unknown name `{name}` in the witness value of `{na.name}`",
                              v.span or na.span, theorem=theorem)
     numeral = v.arg if isinstance(v, T.Neg) else v
-    fraction = isinstance(numeral, T.BinOp) and numeral.op == "/" and all(   # (review 81: `1/2`)
-        isinstance(x.arg if isinstance(x, T.Neg) else x, T.Num) for x in (numeral.lhs, numeral.rhs))
+    fraction = isinstance(numeral, T.BinOp) and numeral.op == "/"     # (review 81: `1/2`)
     if isinstance(ty, (NatT, FinT)) and (fraction or isinstance(numeral, T.Num) and (
             v is not numeral or numeral.decimal or numeral.value.denominator != 1)):
         raise TypeError_(f"`{na.name}` is a `{ty}`: its value is a natural numeral (`2`), "

@@ -45,6 +45,7 @@ from .types import (
     binder_facts,
     is_negative_statement,
     nonzero_names,
+    subst_term,
     ty_to_term,
     with_ties,
 )
@@ -87,9 +88,9 @@ class Failure(Exception):
         self.cites = cites
 
 
-def theorem_env(g: GlobalDecl, nz: Normaliser) -> dict[str, Any]:
-    """Values for a theorem's binders; hypotheses `∀ r, e r = RHS` define the family `e`."""
-    env: dict[str, Any] = {}
+def hyp_definitions(g: GlobalDecl) -> dict[str, tuple[list[T.Binder], T.Term, str]]:
+    """The variables the hypotheses define: `x = RHS`, `∀ r, e r = RHS` (as the kernel's
+    `definitions`), each name's first, `RHS` without it."""
     hyp_defs: dict[str, tuple[list[T.Binder], T.Term, str]] = {}
     types = dict(g.binders)
     for hname, h in g.hyps:
@@ -99,6 +100,27 @@ def theorem_env(g: GlobalDecl, nz: Normaliser) -> dict[str, Any]:
             if var not in T.free_names(rhs) and var not in hyp_defs and \
                     _covers(binders, types.get(var), g):
                 hyp_defs[var] = (binders, rhs, hname)
+    return hyp_defs
+
+
+def defined_facts(g: GlobalDecl, facts: list[T.Term]) -> list[T.Term]:
+    """The facts with the reals the hypotheses define substituted, to a fixpoint (`x ≠ 0` with
+    `x = y * y` says `y ≠ 0`, as the kernel reads it: the eighty-second review)."""
+    reals = {n for n, ty in g.binders if isinstance(ty, RealT)}
+    m = {v: rhs for v, (bs, rhs, _) in hyp_definitions(g).items() if v in reals and not bs}
+    out = list(facts)
+    for _ in m:
+        new = [subst_term(f, m) for f in out]
+        if new == out or sum(map(T.tree_size, new)) > 100_000:   # (a chain of squares)
+            break
+        out = new
+    return facts + out if m else facts
+
+
+def theorem_env(g: GlobalDecl, nz: Normaliser) -> dict[str, Any]:
+    """Values for a theorem's binders; hypotheses `∀ r, e r = RHS` define the family `e`."""
+    env: dict[str, Any] = {}
+    hyp_defs = hyp_definitions(g)
     for name, ty in g.binders:
         if isinstance(ty, NatT):
             if name in nz.size_subst:
@@ -268,8 +290,8 @@ def _hyp_family(name, hd, env, nz: Normaliser) -> FVal:
 class Prover:
     def __init__(self, g: GlobalDecl, genv: GlobalEnv, fuel: int) -> None:
         self.g = g
-        self.ctx = NFContext(nonzero_names(with_ties([h for _, h in g.hyps] + binder_facts(g),
-                                                     g.size_subst)), fuel)
+        self.ctx = NFContext(nonzero_names(with_ties(
+            defined_facts(g, [h for _, h in g.hyps] + binder_facts(g)), g.size_subst)), fuel)
         self.nz = Normaliser(genv, self.ctx, g.size_subst)
         self.genv = genv
         self.counter = 0
@@ -634,7 +656,8 @@ def _missing_side_conditions(g: GlobalDecl, residual: str | None) -> str | None:
     the theorem vacuous)."""
     if not residual:
         return None
-    nz = nonzero_names(with_ties([h for _, h in g.hyps] + binder_facts(g), g.size_subst))
+    nz = nonzero_names(with_ties(defined_facts(g, [h for _, h in g.hyps] + binder_facts(g)),
+                                 g.size_subst))
     named = [(n, ty) for n, ty in g.binders if isinstance(ty, (NatT, RealT)) and n not in nz]
     missing = [(n, ty) for n, ty in named
                if re.search(rf"1/{re.escape(n)}(?![\w'₀-₉])", residual)]
@@ -707,8 +730,9 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: Checker, options: Options) -
             failure, v.kernel = replay_in_kernel(g, genv, ktrace, checker)
             checker.ktraces[g.name] = ktrace
             if failure is not None:       # (say which witness, and how to give another)
+                which = "given" if given is not None else "the search found"   # (review 82)
                 v.verdict, v.reason = "unknown", (
-                    f"the kernel rejects the witness the search found ("
+                    f"the kernel rejects the witness {which} ("
                     f"{_assignment_text(v.counterexample['assignment'])}): {failure}; give one "
                     "with `by witness (…)`, at values where the kernel can compare the two "
                     "sides exactly (rationals; a square root only of a rational square)")
@@ -956,13 +980,12 @@ def _witness_step(g: GlobalDecl) -> T.ProofStep | None:
 
 
 def _number(t: T.Term) -> Fraction | None:
-    """A numeral of a witness, possibly negated, or a fraction of two (`1/2`, as `0.5`)."""
+    """A numeral of a witness, possibly negated, or a quotient of those (`1/2`, as `0.5`)."""
     if isinstance(t, T.Num):
         return t.value
-    if isinstance(t, T.BinOp) and t.op == "/" and isinstance(t.rhs, T.Num) and \
-            t.rhs.value != 0 and (isinstance(t.lhs, T.Num) or isinstance(t.lhs, T.Neg) and
-                                  isinstance(t.lhs.arg, T.Num)):
-        return _number(t.lhs) / t.rhs.value      # (`-1/2` is `(-1) / 2`)
+    if isinstance(t, T.BinOp) and t.op == "/":      # (`-1/2` is `(-1) / 2`; Lean's `x / 0 = 0`)
+        a, b = _number(t.lhs), _number(t.rhs)
+        return None if a is None or b is None else a / b if b else Fraction(0)
     inner = _number(t.arg) if isinstance(t, T.Neg) else None
     return -inner if inner is not None else None
 

@@ -474,9 +474,13 @@ def nonzero_names(hyps: list[T.Term]) -> set[str]:
 
 def facts(goal: Goal) -> list[T.Term]:
     """The hypotheses, and `0 < n` for each `Fin n` binder of a `∀` theorem (none is below 0:
-    where `n = 0` the theorem holds vacuously)."""
-    return list(goal.hyps.values()) + [T.Cmp("<", _ZERO, n) for n in goal.fins.values()
-                                       if not goal.existential]
+    where `n = 0` the theorem holds vacuously) — of the statement's own outermost `∀`s too, over
+    sizes they do not bind (Lean's `intro`: the statement is decided where its indices exist)."""
+    bs = [] if goal.existential else _strip_forall(goal.stmt)[1]
+    own = [b.ty.args[0] for b in bs if _fin_size(b.ty) is not None and
+           not T.free_names(b.ty) & {x.name for x in bs}]
+    return list(goal.hyps.values()) + [T.Cmp("<", _ZERO, n) for n in own + list(
+        goal.fins.values()) if not goal.existential]
 
 
 def positive_sizes(goal: Goal) -> frozenset[str]:

@@ -622,13 +622,7 @@ def check_statement(goal: Goal) -> set[str]:
     types = {n: subst(ty, defs) for n, ty in goal.types.items() if n not in defs}
     for name, ty in sorted(types.items(), key=lambda nt: _head(nt[1]) != "Nat"):
         env[name] = nfc.var_value(name, ty, env)
-    top = stmt = subst(goal.stmt, defs)
-    while isinstance(top, T.Forall) and not goal.existential:   # Lean's `intro`: the body is
-        fins = [T.Cmp("<", T.Num(Fraction(0)), b.ty.args[0])    # decided where each `Fin n`
-                for b in top.binders if _head(b.ty) == "Fin"]   # has an index: 0 < n there
-        nfc.nz |= nonzero_names(fins) - {b.name for b in _strip_forall(stmt)[1]}
-        top = top.body
-    nfc.statement(stmt, env)
+    nfc.statement(subst(goal.stmt, defs), env)
     return nfc.used
 
 
