@@ -1666,3 +1666,91 @@ def test_a_statements_own_forall_end_to_end(tmp_path: Path, replay_on: bool) -> 
     assert got["intro_sum"] == got["intro_other"] == got["intro_conj"] == "refuted"  # kernel
     assert got["intro_size_fact_sum"] != "proved"      # did not know it for size facts)
     assert got["intro_bound"] != "proved"
+
+
+KINDS = """
+def zeroV (n : Nat) : Vec n := fun (i : Fin n) => 0
+theorem add_zero_real (a : ℝ) : a + 0 = a := by norm
+theorem add_zero_vec (n : Nat) (v : Vec n) : v + zeroV n = v := by unfold [zeroV]; norm
+theorem neg_real (x : ℝ) : -x + 0 = -x := by rw [add_zero_real]
+theorem neg_vec (n : Nat) (u : Vec n) : -u + zeroV n = -u := by rw [add_zero_vec]
+theorem sub_vec (n : Nat) (u w : Vec n) : (u - w) + zeroV n = u - w := by rw [add_zero_vec]
+theorem ite_vec (n : Nat) (c : ℝ) (u w : Vec n) :
+    (if c < 0 then u else w) + zeroV n = (if c < 0 then u else w) := by rw [add_zero_vec]
+theorem ite_vec_norm (n : Nat) (c : ℝ) (u w : Vec n) :
+    (if c < 0 then u else w) = (if c < 0 then u - w + w else w) := by norm
+theorem ite_vec_bad (n : Nat) (c : ℝ) (u w : Vec n) :
+    (if c < 0 then u else w) = (if c < 0 then w else u) := by norm
+theorem wit_and : ∃ (x : ℝ) (h : 0 < x ∧ x < 2), x ≠ 1 := by witness (x := 1/2)
+def Pos (x : ℝ) : Prop := 0 < x
+theorem wit_def : ∃ (x : ℝ), Pos x ∧ x ≠ 1 := by witness (x := 3)
+theorem wit_def_bad : ∃ (x : ℝ), Pos x ∧ x ≠ 1 := by witness (x := -3)
+theorem wit_and_bad : ∃ (x : ℝ) (h : 0 < x ∧ x < 2), x ≠ 1 := by witness (x := 3)
+"""
+
+
+@pytest.mark.parametrize("replay_on", [True, False])
+def test_kernel_typing_of_negations_vector_sums_and_ifs(tmp_path, replay_on) -> None:
+    """Kernel coverage (the fifteenth session ran the whole suite under coverage.py): the
+    kernel's typing of a negation, a vector sum and an `if` in a `rw` instance, its normal form
+    of a vector `if`, and a witness's `∧` and `def`ined hypotheses had no test.  Each is used
+    here, with a false twin (the branches swapped; a witness that breaks its hypothesis)."""
+    from shardproof.check import Options, check_paths
+    (tmp_path / ".lemmaroot").write_text("")
+    (tmp_path / "k.lemma").write_text(KINDS)
+    got = {v.name: v.verdict for v in check_paths([tmp_path], Options(
+        search_seconds=1.0, replay=replay_on)).verdicts}
+    assert got == {"add_zero_real": "proved", "add_zero_vec": "proved", "neg_real": "proved",
+                   "neg_vec": "proved", "sub_vec": "proved", "ite_vec": "proved",
+                   "ite_vec_norm": "proved", "ite_vec_bad": "refuted", "wit_and": "proved",
+                   "wit_def": "proved", "wit_def_bad": "unknown", "wit_and_bad": "unknown"}, got
+
+
+def test_kernel_refuses_ill_typed_negations_sums_and_ifs() -> None:
+    """A real variable instantiated with the negation of a vector, a vector minus a real, an
+    `if` of a vector and a real, the negation of a map: each refused (hand-built traces)."""
+    text = HEAD + KINDS + """
+theorem tgt (n : Nat) (c y : ℝ) (u : Vec n) (f : ℝ → ℝ) : y + 0 = y := by rw [add_zero_real]
+"""
+    u, c, y = T.Var("u"), T.Var("c"), T.Var("y")
+    bad = [T.Neg(u), T.BinOp("-", u, y), T.Ite(T.Cmp("<", c, _n(0)), u, y), T.Neg(T.Var("f"))]
+    for val in bad:
+        goal, _ = _goal(text, "tgt")
+        step = {"rule": "rw", "lemma": "add_zero_real", "paths": [[0]], "inst": {"a": val},
+                "how": []}
+        with pytest.raises(Rejected):
+            replay(goal, [step, {"rule": "defeq"}])
+
+
+def test_kernel_refuses_malformed_rewrite_steps() -> None:
+    """Corruptions of a `rw` step the mutation tests do not make, each refused with its reason:
+    a lemma not in scope, no position, a position outside the goal, an instance that mentions
+    a name out of scope (in a range, where typing does not look), a discharge too many, a size
+    given an index, a cited hypothesis that would mention a bound index."""
+    text = HEAD + """
+theorem add_zero_real (a : ℝ) : a + 0 = a := by norm
+theorem cond (R : Nat) (hR : 0 < R) (a : ℝ) : a + 0 = a := by norm
+theorem tgt (y : ℝ) (v : Vec 2) (hv : v = ![y + 0, y]) : y + 0 = y := by rw [add_zero_real]
+theorem under (y : ℝ) : (∑ (i : Fin 2), (y + 0)) = ∑ (i : Fin 2), y := by rw [add_zero_real]
+"""
+    y = T.Var("y")
+    ok = {"rule": "rw", "lemma": "add_zero_real", "paths": [[0]], "inst": {"a": y}, "how": []}
+    cases = [
+        ({**ok, "lemma": "nope"}, "neither a hypothesis nor a theorem"),
+        ({**ok, "paths": []}, "no position to rewrite at"),
+        ({**ok, "paths": [[0, 5, 5]]}, "is not in the goal"),
+        ({**ok, "inst": {"a": T.Sum((T.Binder("j", T.App(T.Var("Fin"), (T.Var("zz"),))),),
+                                    _n(1))}}, "`zz`, which is not in scope"),
+        ({**ok, "how": ["defeq"]}, "0 hypotheses of `add_zero_real` but 1 discharges"),
+        ({**ok, "lemma": "cond", "inst": {"R": T.Var("i"), "a": y}, "how": ["nonzero"]}, None),
+    ]
+    for step, why in cases:
+        goal, _ = _goal(text, "tgt")
+        with pytest.raises(Rejected, match=why):
+            replay(goal, [step, {"rule": "defeq"}])
+    # a cited lemma's hypothesis that would mention an index bound where it is used
+    goal, _ = _goal(text, "under")
+    step = {"rule": "rw", "lemma": "cond", "paths": [[0, 0]],
+            "inst": {"R": T.Var("i"), "a": y}, "how": ["nonzero"]}
+    with pytest.raises(Rejected):
+        replay(goal, [step, {"rule": "defeq"}])

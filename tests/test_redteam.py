@@ -485,8 +485,8 @@ def test_true_statements_are_never_refuted(tmp_path: Path) -> None:
     "theorem t (x : ℝ) : (" + "".join(f"∑ (i{k} : Fin 1), " for k in range(34)) +
     "x) = x + 1 := by norm",
     # witness values of an unexpected form, and a too-short vector: an answer, not a crash
-    # (`1 / 2` is a value now, the eighty-first review; `1 / 0` is not one)
-    "theorem w : ∃ (X : Vec 2), X ≠ (fun (j : Fin 2) => 0) := by witness (X := ![1 / 0, 1])",
+    # (`1 / 2` is a value now, the eighty-first review, and `1 / 0` is 0; `1 + 1` is not one)
+    "theorem w : ∃ (X : Vec 2), X ≠ (fun (j : Fin 2) => 0) := by witness (X := ![1 + 1, 1])",
     "theorem w : ∃ (X : Vec 2) (h : X 0 = 0 ∧ X 1 = 0), X ≠ (fun (j : Fin 2) => 0) :=\n"
     "  by witness (X := ![0, 0, 5])",
     "theorem w : ∃ (R : Nat) (x : ℝ), R * x ≠ 2 * x := by witness (R := 5 + 2) (x := 1)",
