@@ -301,15 +301,14 @@ class Prover:
         (``types``, as :attr:`GlobalDecl.prop_types`)."""
         env = theorem_env(self.g, self.nz)
         stmt = stmt if stmt is not None else self.g.stmt
-        top, bound = stmt, set()
-        while isinstance(top, T.Forall) and not self.g.existential:   # Lean's `intro` (as the
-            for b in top.binders:         # kernel's `check_statement`): the whole statement is
-                if isinstance(b.ty, T.App) and b.ty.fn == T.Var("Fin"):   # decided where each
-                    fact = T.Cmp("<", T.Num(Fraction(0)), b.ty.args[0])   # `Fin n` has an
-                    self.ctx.nonzero |= nonzero_names(                    # index: 0 < n
-                        with_ties([fact], self.g.size_subst)) - bound - {b.name}
-                bound.add(b.name)
-            top = top.body
+        # Lean's `intro`, as the kernel's `facts`: the statement is decided where the indices of
+        # its own outermost `∀`s exist, so `0 < n` for each `Fin n` over sizes they do not bind
+        from .kernel import _strip_forall
+        bs = [] if self.g.existential else _strip_forall(stmt)[1]
+        own = [T.Cmp("<", T.Num(Fraction(0)), b.ty.args[0]) for b in bs
+               if isinstance(b.ty, T.App) and b.ty.fn == T.Var("Fin")
+               and not T.free_names(b.ty) & {x.name for x in bs}]
+        self.ctx.nonzero |= nonzero_names(with_ties(own, self.g.size_subst))
         self.prop(stmt, env, types if types is not None else self.g.prop_types)  # type: ignore
         return Attempt(True, ctx=self.ctx)
 
@@ -888,8 +887,8 @@ def _instance_kinds(kgoal: Any, goal: Any, name: str, hyps: dict[str, T.Term],
     bound yet: to tell such a match apart in a message (the eightieth review).  Never a filter:
     the full test is :func:`_instance_typing`."""
     from .kernel import _strip_forall, at_path, type_of
-    declared = dict(zip(kgoal.decls.get(name).params, kgoal.decls.get(name).ptypes)) \
-        if lemma is not None else {}
+    kd = kgoal.decls.get(name) if lemma is not None else None
+    declared = dict(zip(kd.params, kd.ptypes)) if kd is not None else {}
     declared |= {b.name: b.ty for b in _strip_forall(lemma.stmt if lemma is not None
                                                      else hyps[name])[1]}
 
@@ -1045,7 +1044,8 @@ def _given_witness(g: GlobalDecl, genv: GlobalEnv, step: T.ProofStep) -> dict[st
             a.indices[na.name] = _natural(v)
         else:
             raise Failure(f"witness: cannot use `({na.name} := …)` (give sizes and indices as "
-                          "natural numerals, reals as numbers or fractions `1/3`, vectors as ![…] of those)")
+                          "natural numerals, reals as numbers or fractions `1/3`, vectors as "
+                          "![…] of those)")
     with sem.exact_budget(WITNESS_SECONDS):      # nested √ doubled the time per level
         try:
             full = sem.complete_assignment(g, genv, a, mode="exact")
