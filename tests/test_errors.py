@@ -981,3 +981,63 @@ def test_forty_ninth_review_cases_end(tmp_path, monkeypatch, capsys) -> None:
     assert cli.main(["check", "--no-cache", "ix.lemma"]) == 2
     assert "cannot show that the index" in capsys.readouterr().err
     assert time.monotonic() - t0 < 120      # a bound (minutes before), not a speed
+
+
+def test_the_notebook_api_refuses_what_is_not_its_input(tmp_path) -> None:
+    """Eighty-third review (the notebook API): a Path, a list, bytes or None for a text reached
+    the parser (AttributeError) or read a file from disk; a dict for the options, a str for
+    `check_paths` (iterated by character), a directory for `check_file` (IsADirectoryError).
+    Each is a TypeError or a ShardproofError at the API's edge now; a good check after them
+    gives what a fresh one gives."""
+    from pathlib import Path
+
+    import shardproof as sp
+    from shardproof.check import Options
+    (tmp_path / ".lemmaroot").write_text("")
+    good = "theorem a (x : ℝ) : x + 0 = x := by norm\n"
+    (tmp_path / "a.lemma").write_text(good)
+    for bad in (Path(tmp_path / "a.lemma"), [good], good.encode(), None):
+        with pytest.raises(TypeError, match="the text must be a str"):
+            sp.check_text(bad, root=str(tmp_path))
+    with pytest.raises(TypeError, match="options must be shardproof.Options"):
+        sp.check_text(good, root=str(tmp_path), options={"replay": False})
+    for f in (sp.parse, sp.parse_expr, sp.normal_form):
+        with pytest.raises(TypeError, match="must be a str"):
+            f(None)
+    with pytest.raises(sp.ShardproofError, match="a directory"):
+        sp.check_file(str(tmp_path))
+    assert [v.verdict for v in sp.check_paths(str(tmp_path)).verdicts] == ["proved"]
+    assert [v.verdict for v in sp.check_text(good, root=str(tmp_path))] == ["proved"]
+    with pytest.raises(sp.ShardproofError, match="text too large"):
+        sp.check_text("-- " + "x" * (5 << 20) + "\n", root=str(tmp_path))
+    # Options(cache_dir=…) is written by check_text and check_file too (it was read only)
+    opts = Options(cache_dir=str(tmp_path / "cache"))
+    assert not sp.check_text(good, root=str(tmp_path), options=opts)[0].cached
+    assert sp.check_text(good, root=str(tmp_path), options=opts)[0].cached
+    assert sp.check_file(str(tmp_path / "a.lemma"), options=opts)[0].cached
+
+
+def test_normal_form_and_parse_expr_errors_point_into_the_expression() -> None:
+    """Eighty-third review: `normal_form` raised the engine's internal EngineGap; errors of the
+    equation it wraps the expression in, and of `parse_expr`, pointed into the wrapper (a `--`
+    comment in the expression broke it); `relu` alone was an error inside the prelude; a
+    keyword Python read in NFKC (`ℓ=` arrives as `l`) was an unknown name."""
+    import shardproof as sp
+    with pytest.raises(ValueError, match="no normal form: .*budget"):
+        sp.normal_form("((x + y + z) ^ 64) ^ 64", x="ℝ", y="ℝ", z="ℝ")
+    with pytest.raises(ValueError, match="no normal form: a literal vector"):
+        sp.normal_form("![1, 2, 3]")
+    assert str(sp.normal_form("x -- the input", x="ℝ")) == "x"
+    assert str(sp.normal_form("ℓ + 1", ℓ="ℝ")) == "1 + ℓ"
+    for expr, binders, want, line, col in (
+            ("relu", {}, "`relu` needs its argument `n`", 1, 1),
+            ("n / 2", {"n": "Nat"}, "in ℕ, where `/` rounds down", 1, 1),
+            ("x +\n  +", {"x": "ℝ"}, "unexpected `\\+`", 2, 3)):
+        with pytest.raises(sp.ShardproofError, match=want) as info:
+            sp.normal_form(expr, **binders)
+        at = info.value.span
+        assert (at.path, at.line, at.col) == ("<expression>", line, col), at
+    with pytest.raises(sp.ShardproofError) as info:
+        sp.parse_expr("x +")
+    assert (info.value.span.line, info.value.span.col) == (1, 4)
+    assert info.value.source_line == "x +" and info.value.theorem is None

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+import os as _os
 import sys as _sys
 
 # Numerals of a lemma file may have thousands of digits, and exact counterexamples print
@@ -28,15 +29,39 @@ if TYPE_CHECKING:  # pragma: no cover
     from .check import Options, Verdict
 
 
+def _want_text(what: str, value: Any) -> None:
+    """A TypeError at the API's edge for a value that is not text (the eighty-third review: a
+    Path, a list, bytes or None reached the parser as AttributeErrors, or read a file)."""
+    if not isinstance(value, str):
+        hint = "; to check a file, use check_file" if isinstance(value, _os.PathLike) else \
+            "; decode bytes first (`.decode('utf-8')`)" if isinstance(value, bytes) else ""
+        raise TypeError(f"{what} must be a str, not {type(value).__name__}{hint}")
+
+
+def _want_options(options: Any) -> None:
+    from .check import Options
+    if options is not None and not isinstance(options, Options):
+        raise TypeError(f"options must be shardproof.Options(…) or None, not "
+                        f"{type(options).__name__} (e.g. Options(replay=False))")
+
+
+def _want_path(what: str, value: Any) -> None:
+    if not isinstance(value, (str, _os.PathLike)):
+        raise TypeError(f"{what} must be a path (a str or a pathlib.Path), not "
+                        f"{type(value).__name__}")
+
+
 def parse(text: str, path: str = "<input>.lemma"):
     """Parse a whole `.lemma` text into a Module (no type checking)."""
     from .syntax import parse_module
+    _want_text("the text", text)
     return parse_module(text, path)
 
 
 def parse_expr(text: str):
     """Parse one expression (a term) — for building terms interactively."""
     from .syntax import parse_expr as _pe
+    _want_text("the expression", text)
     return _pe(text)
 
 
@@ -44,6 +69,10 @@ def check_text(text: str, *, root: str | None = None, options: "Options | None" 
                ) -> "list[Verdict]":
     """Check the theorems of a `.lemma` text; imports resolve under ``root`` (default: cwd)."""
     from .check import check_text as _ct
+    _want_text("the text", text)
+    _want_options(options)
+    if root is not None:
+        _want_path("root", root)
     return _ct(text, options=options, root=root)
 
 
@@ -52,12 +81,23 @@ def check_file(path: str, options: "Options | None" = None) -> "list[Verdict]":
     from pathlib import Path
 
     from .check import Checker
-    return Checker(options).check_file(Path(path))
+    _want_path("path", path)
+    _want_options(options)
+    ck = Checker(options)
+    out = ck.check_file(Path(path))
+    ck.save_cache()             # (Options.cache_dir was read, never written: review 83)
+    return out
 
 
-def check_paths(paths: list[str], options: "Options | None" = None):
-    """Check files and directories recursively; returns a Report with ``.verdicts``."""
+def check_paths(paths: "list[str] | str", options: "Options | None" = None):
+    """Check files and directories recursively (one path, or a list of them); returns a Report
+    with ``.verdicts``."""
     from .check import check_paths as _cp
+    if isinstance(paths, (str, _os.PathLike)):      # (a str was iterated character by character)
+        paths = [paths]
+    for p in paths:
+        _want_path("each path", p)
+    _want_options(options)
     return _cp(paths, options)
 
 
@@ -80,42 +120,70 @@ def normal_form(expr: str, **binders: str) -> Any:
     """The normal form of an expression, given its free names' types as strings.
 
     ``sp.normal_form("∑ (i : Fin n), x i + 0", n="Nat", x="Vec n")``
+
+    A text that does not parse or type-check is a ShardproofError pointing into ``expr`` (or
+    into the binder types); an expression the engine has no normal form for is a ValueError
+    saying why.
     """
+    import re
+    import unicodedata
+
     from .library import LoadedFile, elaborate_module, prelude_env
     from .prove import Prover
-    from .rewrite.normalize import TVal
+    from .rewrite.nf import FuelExhausted
+    from .rewrite.normalize import EngineGap, TVal
     from .syntax import parse_module
 
     from .errors import ShardproofError, Span
+    _want_text("the expression", expr)
+    for k, v in binders.items():
+        _want_text(f"the type of `{k}`", v)
+    # Python reads a keyword in NFKC (`ℓ=` arrives as `l`): the expression's spelling names it
+    for name in dict.fromkeys(re.findall(r"[^\W\d][\w'₀-₉]*", expr)):
+        plain = unicodedata.normalize("NFKC", name)
+        if plain != name and plain in binders and name not in binders:
+            binders[name] = binders.pop(plain)
     bs = " ".join(f"({k} : {v})" for k, v in binders.items())
     head = f"theorem _nf {bs} : ("
-    text = f"{head}{expr}) = ({expr})\n"
+    # each copy of `expr` on lines of its own: a `--` comment in it ends at its line
+    k = expr.count("\n") + 1
+    text = f"{head}\n{expr}\n) = (\n{expr}\n)\n"
     env = prelude_env().copy()
     try:
         lf = LoadedFile("<normal_form>", parse_module(text, "<normal_form>"), env)
         elaborate_module(lf, None)
     except ShardproofError as exc:    # point into `expr` as given, not into the wrapper
         at = exc.span
-        if at is not None and at.line == at.end_line == 1 and expr.count("\n") == 0:
-            second = len(head) + len(expr) + 5          # (`) = (` before the second copy)
-            shift = second if at.col - 1 >= second else len(head)
-            if 0 <= at.col - 1 - shift <= len(expr):
-                exc.span = Span("<expression>", 1, at.col - shift,
-                                1, max(at.end_col - shift, at.col - shift + 1))
-                exc.source_line, exc.theorem = expr, None
+        shift = next((d for lo, d in ((2, 1), (k + 3, k + 2))
+                      if at is not None and lo <= at.line <= at.end_line < lo + k), None)
+        if shift is not None:
+            exc.span = Span("<expression>", at.line - shift, at.col, at.end_line - shift,
+                            at.end_col)
+            exc.source_line, exc.theorem = expr.split("\n")[at.line - shift - 1], None
+        elif at is not None and at.line == 1 and at.end_line > k:    # (the equation the
+            last = expr.split("\n")[-1]                                 # wrapper makes: all
+            exc.span = Span("<expression>", 1, 1, k, len(last) + 1)    # of `expr`)
+            exc.source_line, exc.theorem = expr.split("\n")[0], None
+        elif at is not None and at.line == 1:       # (in a binder's type: show that line)
+            exc.source_line, exc.theorem = head, None
         raise
     g = lf.own[-1]
     pr = Prover(g, lf.env, 200_000)
     from .prove import theorem_env
-    tenv = theorem_env(g, pr.nz)
-    stmt = g.stmt
-    ty = g.prop_types.get(())
-    from .types import VecT
-    if isinstance(ty, VecT):
-        v = pr.nz.tensor(stmt.lhs, tenv)  # type: ignore[union-attr]
-        assert isinstance(v, TVal)
-        return v.at(pr.output_index(ty.size, tenv))
-    return pr.nz.real(stmt.lhs, tenv)  # type: ignore[union-attr]
+    try:
+        tenv = theorem_env(g, pr.nz)
+        stmt = g.stmt
+        ty = g.prop_types.get(())
+        from .types import VecT
+        if isinstance(ty, VecT):
+            v = pr.nz.tensor(stmt.lhs, tenv)  # type: ignore[union-attr]
+            assert isinstance(v, TVal)
+            return v.at(pr.output_index(ty.size, tenv))
+        return pr.nz.real(stmt.lhs, tenv)  # type: ignore[union-attr]
+    except (EngineGap, FuelExhausted) as exc:     # (the eighty-third review: they escaped)
+        raise ValueError(f"no normal form: {exc}") from None
+    except RecursionError:
+        raise ValueError("no normal form: the expression is nested too deeply") from None
 
 
 def __getattr__(name: str) -> Any:

@@ -440,7 +440,9 @@ def _check_text(text: str, path: str, options: Options | None, root: str | Path 
             for g in lib.files[dep].own:
                 if g.kind == "theorem" and ck.verdict_of(g) is None:
                     ck.check_theorem(g, lib.files[dep])
-        return [ck.check_theorem(g, lf) for g in lf.own if g.kind == "theorem"]
+        out = [ck.check_theorem(g, lf) for g in lf.own if g.kind == "theorem"]
+    ck.save_cache()             # (Options.cache_dir was read, never written: review 83)
+    return out
 
 
 def sides(path: str | os.PathLike[str], theorem: str, values: dict[str, Any]

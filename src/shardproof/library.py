@@ -89,6 +89,10 @@ class Library:
                 raise ShardproofError(f"file too large (more than the limit of "
                                       f"{MAX_FILE_BYTES} bytes)", Span(shown, 1, 1))
             text = decode_source(data, shown)
+        elif len(text) > MAX_FILE_BYTES // 4 and len(text.encode("utf-8", "surrogatepass")) > \
+                MAX_FILE_BYTES:       # (a text given, as a notebook does: the same limit)
+            raise ShardproofError(f"text too large (more than the limit of {MAX_FILE_BYTES} "
+                                  "bytes)", Span(shown, 1, 1))
         self.sources[shown] = source_lines(text)
         module = parse_module(text, shown)
         self._loading.append(key)
@@ -159,10 +163,13 @@ def _read_source(p: Path, shown: str) -> bytes:
     except OSError as exc:
         raise ShardproofError(f"cannot read {shown}: {exc.strerror or exc}",
                               Span(shown, 1, 1)) from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):         # (before fdopen, which refuses a directory with an
+        os.close(fd)                   # IsADirectoryError: the eighty-third review)
+        raise ShardproofError("a directory: give a `.lemma` file" if stat.S_ISDIR(mode) else
+                              "not a regular file (a device, a FIFO or a socket): only "
+                              "regular files are read", Span(shown, 1, 1))
     with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise ShardproofError("not a regular file (a device, a FIFO or a socket): only "
-                                  "regular files are read", Span(shown, 1, 1))
         try:
             return f.read(MAX_FILE_BYTES + 1)
         except OSError as exc:

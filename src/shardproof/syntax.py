@@ -17,7 +17,7 @@ from lark import Lark, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from . import terms as T
-from .errors import ParseError, Span
+from .errors import ParseError, ShardproofError, Span
 
 # What a user should read instead of Lark's terminal names.
 _TOKEN_WORDS = {
@@ -730,8 +730,18 @@ def _parse_with_lark(text: str, path: str, lines: list[str]) -> T.Module:
 
 
 def parse_expr(text: str, path: str = "<input>") -> T.Term:
-    """Parse one expression (used by the notebook API and the tests)."""
-    mod = parse_module(f"def _e : _ := {text}", path)
+    """Parse one expression (used by the notebook API and the tests); an error points into
+    ``text``, not into the wrapper it is parsed in (the eighty-third review)."""
+    try:
+        mod = parse_module(f"def _e : _ :=\n{text}\n", path)
+    except ShardproofError as exc:
+        at, lines = exc.span, text.split("\n")
+        if at is not None and at.line >= 2:
+            line = min(at.line - 1, len(lines))
+            exc.span = Span(at.path, line, at.col, max(line, min(at.end_line - 1, len(lines))),
+                            at.end_col)
+            exc.source_line, exc.theorem = lines[line - 1], None
+        raise
     d = mod.decls[0]
     assert isinstance(d, T.Def)
     return d.body

@@ -760,6 +760,12 @@ class Elaborator:
                 self.discharge(prop, ctx, head, g)
         full = tuple(out_args[p.name] for p in g.params if p.name in out_args)
         term: T.Term = head if not full else T.App(head, full, span=span)
+        for p in remaining:     # (before the result type, elaborated here, names it: `relu`
+            if not p.implicit and (any(p.name in T.free_names(q.ty_term) for q in remaining
+                                       if q is not p) or   # alone was an error in the prelude)
+                                   g.ret_term is not None and p.name in T.free_names(g.ret_term)):
+                raise _err(f"`{g.name}` needs its argument `{p.name}` (later types depend on it)",
+                           head, ctx)
         if g.kind == "def" or g.kind == "opaque":
             ret = self.type_of_term(subst_term(g.ret_term, mapping), ctx) \
                 if g.ret_term is not None else PropT()
