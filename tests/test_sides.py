@@ -253,3 +253,22 @@ def test_a_real_that_is_not_finite_or_a_directory_is_named(root) -> None:
 
 def test_sides_is_part_of_the_api() -> None:
     assert "sides" in sp.__all__ and callable(sp.sides)
+
+
+def test_a_python_map_of_the_wrong_kind_is_named(root) -> None:
+    """Eighty-third review: a map given to `sides` that returned a string, took another number
+    of vectors, or recursed too deeply raised numpy's or Python's own error (or "the statement
+    is nested too deeply"); each is a ValueError naming the map now."""
+    import shardproof as sp
+    base = dict(R=2, N=1, a=2, b=1, e=[[1, 2], [3, 4]], X=[1, 2, 3, 4], r=1)
+    f = str(root / "t.lemma")
+
+    def deep(v):
+        raise RecursionError("deep")
+    for fn, want in ((lambda v: "ab", "the map `f` returned str 'ab'"),
+                     (lambda v, u: v, "called with 1 vector"),
+                     (lambda: 1, "called with 1 vector"),
+                     (deep, "the map `f` raised RecursionError")):
+        with pytest.raises(ValueError, match=want):
+            sp.sides(f, "mapShard", **base, f=fn)
+    assert sp.sides(f, "mapShard", **base, f=lambda v: np.array([v.sum()]))[0].shape == (1,)

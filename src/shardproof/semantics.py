@@ -24,6 +24,7 @@ value the assignment does not give, a binder type we cannot sample).
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import keyword
 import math
@@ -1846,8 +1847,15 @@ class _PyMapFn(_Fn):
         full = [np.broadcast_to(p, grid + p.shape[D:]) for p in parts]
         out = np.empty(grid + (self.out_n,), dtype=np.float64)
         for pos in np.ndindex(*grid):
-            res = np.asarray(self.fn(*(np.asarray(p[pos], dtype=np.float64) for p in full)),
-                             dtype=np.float64)
+            try:
+                res = self.fn(*(np.asarray(p[pos], dtype=np.float64) for p in full))
+            except RecursionError:          # (it read "the statement is nested too deeply")
+                raise EvalError(f"the map `{self.name}` raised RecursionError") from None
+            try:
+                res = np.asarray(res, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise EvalError(f"the map `{self.name}` returned {_given(res)}, not a vector "
+                                f"of {self.out_n} numbers") from None
             if res.shape != (self.out_n,):
                 raise EvalError(f"the map `{self.name}` returned an array of shape "
                                 f"{res.shape}, not a vector of {self.out_n} entries")
@@ -1921,6 +1929,15 @@ def _given_assignment(g: GlobalDecl, values: dict[str, Any]
                                      f"these sizes, not {shapes}")
                 a.maps[name] = RandomMap(x.M, x.P, x.c, ws)
             elif callable(x):
+                try:                        # (a wrong arity was the function's own TypeError)
+                    inspect.signature(x).bind(*[None] * len(ws))
+                except TypeError:
+                    raise ValueError(f"`{name}` is a `{ty}`: its function is called with "
+                                     f"{len(ws)} vector{'s' if len(ws) > 1 else ''} (one per "
+                                     "`Vec` it takes), which the one given does not accept"
+                                     ) from None
+                except ValueError:          # (no signature to read: a builtin)
+                    pass
                 functions[name] = _PyMapFn(name, x, len(ws), out_n)
             else:
                 raise ValueError(f"`{name}` is a `{ty}`: give a Python function (or a "
