@@ -1754,3 +1754,48 @@ theorem under (y : ℝ) : (∑ (i : Fin 2), (y + 0)) = ∑ (i : Fin 2), y := by 
             "inst": {"R": T.Var("i"), "a": y}, "how": ["nonzero"]}
     with pytest.raises(Rejected):
         replay(goal, [step, {"rule": "defeq"}])
+
+
+def _wit_step(**parts):
+    a = {k: {} for k in ("sizes", "indices", "reals", "tensors", "families", "maps")}
+    a.update(parts)
+    return {"rule": "witness", "assignment": a}
+
+
+def test_kernel_norm_refuses_what_it_cannot_decide() -> None:
+    """Kernel coverage: refusals of `norm` no test reached, because the engine refuses these
+    statements first (hand-built traces): two different sizes, an `if` on an equation between
+    reals, two families."""
+    text = HEAD + """
+theorem sizes (R N : Nat) : R = N := by norm
+theorem cond (x y : ℝ) : (if x = y then 1 else 0) = 1 := by norm
+theorem fam (R : Nat) (e d : Fin R → Vec 2) : e = d := by norm
+"""
+    for name, why in (("sizes", "the two sizes differ"),
+                      ("cond", "an equation between reals as a condition"),
+                      ("fam", "normal forms")):
+        goal, _ = _goal(text, name)
+        with pytest.raises(Rejected, match=why):
+            replay(goal, [{"rule": "norm"}])
+
+
+def test_kernel_witness_refuses_bad_assignments() -> None:
+    """Kernel coverage: a witness with an index out of its range (above, below 0), a vector of
+    another length, a value for a map, or sides that are equal there is refused."""
+    text = HEAD + """
+theorem idx : ∃ (i : Fin 3) (v : Vec 3), v i ≠ 0 := by witness (i := 1) (v := ![1, 1, 1])
+theorem mp : ∃ (f : ℝ → ℝ) (x : ℝ), f x ≠ x := by witness (x := 1)
+theorem sz : ∃ (v : Vec 2), v 0 ≠ 0 := by witness (v := ![1, 1])
+"""
+    cases = [("idx", _wit_step(indices={"i": 5}, tensors={"v": ["1", "1", "1"]}), "in its range"),
+             ("idx", _wit_step(indices={"i": -1}, tensors={"v": ["1", "1", "1"]}), "in its range"),
+             ("idx", _wit_step(indices={"i": 1}, tensors={"v": ["1", "1"]}), "type's size"),
+             ("mp", _wit_step(reals={"x": "1"}, maps={"f": {}}), "a variable of this type"),
+             ("sz", _wit_step(tensors={"v": ["0", "1"]}), "equal at the witness")]
+    for name, step, why in cases:
+        goal, _ = _goal(text, name)
+        with pytest.raises(Rejected, match=why):
+            replay(goal, [step])
+    goal, _ = _goal(text, "idx")               # (and the true one is accepted)
+    assert "kernel:witness" in replay(goal, [_wit_step(indices={"i": 1},
+                                                  tensors={"v": ["1", "1", "1"]})])
