@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import gc
 import os
-import sys
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -175,7 +174,7 @@ class Checker:
 
     def check_file(self, path: Path | str) -> list[Verdict]:
         """Check every theorem of a file (and first those of the files it imports)."""
-        with fixed_depth(), fewer_full_collections():
+        with fewer_full_collections():
             return self._check_file(Path(path))
 
     def _check_file(self, path: Path) -> list[Verdict]:
@@ -317,35 +316,6 @@ def _clock_stopped(v: Verdict) -> bool:
 
 
 _CALM = [0, 0]         # a fewer_full_collections() block is open; it froze (see there)
-_DEEP = [0]            # a fixed_depth() block is open
-DEPTH_HEADROOM = 990   # the frames a check may use above its caller (the CLI's, as before)
-
-
-@contextmanager
-def fixed_depth() -> Iterator[None]:
-    """Give the check inside the block the same room for recursion wherever it is called from.
-
-    The engine and the kernel recurse on terms, and a term nested past Python's recursion limit
-    is `unknown` ("nested too deeply"): that limit counts the caller's frames too, and a
-    notebook sets it to 3000 (the CLI has 1000).  So one theorem was `proved` in Jupyter and
-    `unknown` from the CLI, or from a call 100 frames deeper (the eighty-third review).  The
-    limit is set to the caller's depth plus DEPTH_HEADROOM for the outermost block (one thread
-    at a time), and restored when it exits.
-    """
-    if _DEEP[0]:
-        yield
-        return
-    frame, depth = sys._getframe(), 0
-    while frame is not None:
-        depth, frame = depth + 1, frame.f_back
-    before = sys.getrecursionlimit()
-    _DEEP[0] = 1
-    sys.setrecursionlimit(depth + DEPTH_HEADROOM)
-    try:
-        yield
-    finally:
-        sys.setrecursionlimit(before)
-        _DEEP[0] = 0
 
 
 @contextmanager
@@ -419,12 +389,6 @@ def check_text(text: str, path: str = "<notebook>.lemma", options: Options | Non
                root: str | Path | None = None) -> list[Verdict]:
     """Check theorems given as text (the notebook API); imports resolve under ``root``, and
     the theorems of the imported files are checked first, so the text may cite them."""
-    with fixed_depth():
-        return _check_text(text, path, options, root)
-
-
-def _check_text(text: str, path: str, options: Options | None, root: str | Path | None
-                ) -> list[Verdict]:
     ck = Checker(options)
     lib = Library(Path(root) if root is not None else Path.cwd())
     ck.libraries[lib.root] = lib
