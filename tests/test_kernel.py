@@ -1707,31 +1707,37 @@ def test_kernel_typing_of_negations_vector_sums_and_ifs(tmp_path, replay_on) -> 
 
 
 def test_kernel_refuses_ill_typed_negations_sums_and_ifs() -> None:
-    """A real variable instantiated with the negation of a vector, a vector minus a real, an
-    `if` of a vector and a real, the negation of a map: each refused (hand-built traces)."""
+    """A real variable instantiated with the negation of a vector, a difference of vectors, an
+    `if` between vectors, each at a place where it is the subterm (so the left side matches and
+    only the instance's type refuses it; the eighty-fourth review: cited with `a + 0`, the
+    match refused them first)."""
     text = HEAD + KINDS + """
-theorem tgt (n : Nat) (c y : ℝ) (u : Vec n) (f : ℝ → ℝ) : y + 0 = y := by rw [add_zero_real]
+theorem grow (a : ℝ) : a = a + 0 := by norm
+theorem tgt (n : Nat) (c : ℝ) (u w : Vec n) :
+    -u + (u - w) + (if c < 0 then u else w) = -u + (u - w) + (if c < 0 then u else w) := by norm
 """
-    u, c, y = T.Var("u"), T.Var("c"), T.Var("y")
-    bad = [T.Neg(u), T.BinOp("-", u, y), T.Ite(T.Cmp("<", c, _n(0)), u, y), T.Neg(T.Var("f"))]
-    for val in bad:
+    u, w, c = T.Var("u"), T.Var("w"), T.Var("c")
+    for path, val in (([0, 0, 0], T.Neg(u)), ([0, 0, 1], T.BinOp("-", u, w)),
+                      ([0, 1], T.Ite(T.Cmp("<", c, _n(0)), u, w))):
         goal, _ = _goal(text, "tgt")
-        step = {"rule": "rw", "lemma": "add_zero_real", "paths": [[0]], "inst": {"a": val},
-                "how": []}
-        with pytest.raises(Rejected):
-            replay(goal, [step, {"rule": "defeq"}])
+        step = {"rule": "rw", "lemma": "grow", "paths": [path], "inst": {"a": val}, "how": []}
+        with pytest.raises(Rejected, match="does not have its type"):
+            replay(goal, [step, {"rule": "norm"}])
 
 
 def test_kernel_refuses_malformed_rewrite_steps() -> None:
     """Corruptions of a `rw` step the mutation tests do not make, each refused with its reason:
     a lemma not in scope, no position, a position outside the goal, an instance that mentions
-    a name out of scope (in a range, where typing does not look), a discharge too many, a size
-    given an index, a cited hypothesis that would mention a bound index."""
+    a name out of scope (in a range, where typing does not look), a discharge too many, and a
+    cited hypothesis that would mention an index bound where it is used — which, the
+    eighty-fourth review showed, is all that refuses `S = 2` for `S = Σ_{i<2} [0 < i]` (it is
+    1) when the theorem's own `(hi : 0 < i)` discharges `0 < R` at `R := i`."""
     text = HEAD + """
 theorem add_zero_real (a : ℝ) : a + 0 = a := by norm
-theorem cond (R : Nat) (hR : 0 < R) (a : ℝ) : a + 0 = a := by norm
 theorem tgt (y : ℝ) (v : Vec 2) (hv : v = ![y + 0, y]) : y + 0 = y := by rw [add_zero_real]
-theorem under (y : ℝ) : (∑ (i : Fin 2), (y + 0)) = ∑ (i : Fin 2), y := by rw [add_zero_real]
+theorem posif (R : Nat) (hR : 0 < R) : (if 0 < R then (1 : ℝ) else 0) = 1 := by norm
+def S : ℝ := ∑ (i : Fin 2), (if 0 < i then (1 : ℝ) else 0)
+theorem bad (i : Nat) (hi : 0 < i) : S = 2 := by norm
 """
     y = T.Var("y")
     ok = {"rule": "rw", "lemma": "add_zero_real", "paths": [[0]], "inst": {"a": y}, "how": []}
@@ -1742,18 +1748,16 @@ theorem under (y : ℝ) : (∑ (i : Fin 2), (y + 0)) = ∑ (i : Fin 2), y := by 
         ({**ok, "inst": {"a": T.Sum((T.Binder("j", T.App(T.Var("Fin"), (T.Var("zz"),))),),
                                     _n(1))}}, "`zz`, which is not in scope"),
         ({**ok, "how": ["defeq"]}, "0 hypotheses of `add_zero_real` but 1 discharges"),
-        ({**ok, "lemma": "cond", "inst": {"R": T.Var("i"), "a": y}, "how": ["nonzero"]}, None),
     ]
     for step, why in cases:
         goal, _ = _goal(text, "tgt")
         with pytest.raises(Rejected, match=why):
             replay(goal, [step, {"rule": "defeq"}])
-    # a cited lemma's hypothesis that would mention an index bound where it is used
-    goal, _ = _goal(text, "under")
-    step = {"rule": "rw", "lemma": "cond", "paths": [[0, 0]],
-            "inst": {"R": T.Var("i"), "a": y}, "how": ["nonzero"]}
-    with pytest.raises(Rejected):
-        replay(goal, [step, {"rule": "defeq"}])
+    goal, _ = _goal(text, "bad")
+    step = {"rule": "rw", "lemma": "posif", "paths": [[0, 0]], "inst": {"R": T.Var("i")},
+            "how": ["hyp:hi"]}
+    with pytest.raises(Rejected, match="would mention a bound variable"):
+        replay(goal, [{"rule": "unfold", "names": ["S"]}, step, {"rule": "norm"}])
 
 
 def _wit_step(**parts):
