@@ -1041,3 +1041,22 @@ def test_normal_form_and_parse_expr_errors_point_into_the_expression() -> None:
         sp.parse_expr("x +")
     assert (info.value.span.line, info.value.span.col) == (1, 4)
     assert info.value.source_line == "x +" and info.value.theorem is None
+
+
+def test_expression_errors_are_the_expressions_own() -> None:
+    """Eighty-fourth review: `normal_form` and `parse_expr` errors of an unbalanced expression
+    pointed into the wrapper (`the ( at 3:5 is never closed`, a caret under the wrapper's `)`)
+    or listed what a file may hold (`def`, `import`, …); a declaration after the expression was
+    ignored; a name in a comment, or two names of one NFKC form, renamed a binder."""
+    import shardproof as sp
+    for expr, where, text in (("(x + 1", (1, 7), "the `(` at 1:1 is never closed"),
+                              ("x + 1)", (1, 6), "expected an operator or the end"),
+                              ("x\n+\n", (3, 1), "unexpected end of file")):
+        with pytest.raises(sp.ShardproofError, match=re.escape(text)) as info:
+            sp.normal_form(expr, x="ℝ")
+        assert (info.value.span.line, info.value.span.col) == where, info.value.span
+    with pytest.raises(sp.ShardproofError, match="one expression is expected"):
+        sp.parse_expr("x\ndef y : ℝ := 1")
+    assert str(sp.normal_form("l + 1 -- ℓ is a length", l="ℝ")) == "1 + l"
+    with pytest.raises(sp.ShardproofError, match="unknown name `ℓ`"):
+        sp.normal_form("l + ℓ", l="ℝ")

@@ -138,10 +138,16 @@ def normal_form(expr: str, **binders: str) -> Any:
     _want_text("the expression", expr)
     for k, v in binders.items():
         _want_text(f"the type of `{k}`", v)
-    # Python reads a keyword in NFKC (`ℓ=` arrives as `l`): the expression's spelling names it
-    for name in dict.fromkeys(re.findall(r"[^\W\d][\w'₀-₉]*", expr)):
+    from .syntax import parse_expr as _pe
+    _pe(expr, "<expression>")      # (its own errors point into it, before any wrapper's)
+    # Python reads a keyword in NFKC (`ℓ=` arrives as `l`): the expression's spelling names it,
+    # when it is the only name of the expression (comments dropped) that reads so
+    code = re.sub(r"--[^\n]*", " ", re.sub(r"/-.*?-/", " ", expr, flags=re.S))
+    names = set(re.findall(r"[^\W\d][\w'₀-₉]*", code))
+    for name in sorted(names):
         plain = unicodedata.normalize("NFKC", name)
-        if plain != name and plain in binders and name not in binders:
+        if plain != name and plain in binders and name not in binders and plain not in names \
+                and sum(unicodedata.normalize("NFKC", n) == plain for n in names) == 1:
             binders[name] = binders.pop(plain)
     bs = " ".join(f"({k} : {v})" for k, v in binders.items())
     head = f"theorem _nf {bs} : ("

@@ -732,15 +732,25 @@ def _parse_with_lark(text: str, path: str, lines: list[str]) -> T.Module:
 def parse_expr(text: str, path: str = "<input>") -> T.Term:
     """Parse one expression (used by the notebook API and the tests); an error points into
     ``text``, not into the wrapper it is parsed in (the eighty-third review)."""
+    lines = text.split("\n")
     try:
         mod = parse_module(f"def _e : _ :=\n{text}\n", path)
+        if len(mod.decls) != 1:
+            d = mod.decls[1]
+            raise ParseError("one expression is expected; a declaration follows it",
+                             Span(path, d.span.line, d.span.col) if d.span else None)
     except ShardproofError as exc:
-        at, lines = exc.span, text.split("\n")
+        at = exc.span
         if at is not None and at.line >= 2:
             line = min(at.line - 1, len(lines))
             exc.span = Span(at.path, line, at.col, max(line, min(at.end_line - 1, len(lines))),
                             at.end_col)
             exc.source_line, exc.theorem = lines[line - 1], None
+        # positions the message names (`the `(` at 2:1 is never closed`) are the wrapper's too
+        exc.message = re.sub(r"\bat (\d+):(\d+)\b", lambda m: f"at {int(m[1]) - 1}:{m[2]}"
+                             if int(m[1]) >= 2 else m[0], exc.message)
+        exc.message = re.sub(r"; expected `/-! … -/`, `@\[`, `def`.*$", "; expected an operator "
+                             "or the end of the expression", exc.message)   # (not a `def`)
         raise
     d = mod.decls[0]
     assert isinstance(d, T.Def)
