@@ -83,3 +83,39 @@ def test_reference_identities_proved_and_stable_within_a_process(outputs) -> Non
         assert rec["sides"], name
         for lhs, rhs, _ in rec["sides"]:
             assert lhs == rhs, name  # proved: identical normal forms
+
+
+def test_the_verdict_does_not_depend_on_the_callers_stack(tmp_path: Path) -> None:
+    """Eighty-third review: a term nested past Python's recursion limit is `unknown`, and that
+    limit counted the caller's frames — a chain of 145 definitions was `proved` in a notebook
+    (whose limit is 3000) and `unknown` from the CLI (1000), and one of 125 `unknown` when the
+    call was 100 frames deeper.  A check now has at least 2,990 frames above its caller (the
+    limit is raised for it, never lowered — lowering it starved other threads, the
+    eighty-fourth review), so chains around today's edge (about 424) get one verdict from any
+    of these callers, and the caller's limit is restored."""
+    import shardproof as sp
+
+    def text(n: int) -> str:
+        return ("def f0 (x : ℝ) : ℝ := x + 1\n"
+                + "".join(f"def f{k} (x : ℝ) : ℝ := f{k - 1} x + 1\n" for k in range(1, n + 1))
+                + f"theorem t (x : ℝ) : f{n} x = x + {n + 1} := by norm\n")
+
+    def deep(d: int, t: str):
+        return sp.check_text(t, root=tmp_path)[0] if d == 0 else deep(d - 1, t)
+
+    (tmp_path / ".lemmaroot").write_text("")
+    limit = sys.getrecursionlimit()
+    seen = {}
+    try:
+        for n in (145, 424, 425, 500):
+            got = set()
+            for lim, d in ((1000, 0), (1000, 100), (3000, 0), (3000, 400)):
+                sys.setrecursionlimit(lim)
+                v = deep(d, text(n))
+                got.add((v.verdict, v.reason))
+                assert sys.getrecursionlimit() == lim
+            assert len(got) == 1, (n, got)
+            seen[n] = got.pop()[0]
+    finally:
+        sys.setrecursionlimit(limit)
+    assert seen[145] == "proved" and seen[500] == "unknown", seen

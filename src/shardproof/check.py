@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import gc
 import os
+import sys
+import threading
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -174,7 +176,7 @@ class Checker:
 
     def check_file(self, path: Path | str) -> list[Verdict]:
         """Check every theorem of a file (and first those of the files it imports)."""
-        with fewer_full_collections():
+        with recursion_room(), fewer_full_collections():
             return self._check_file(Path(path))
 
     def _check_file(self, path: Path) -> list[Verdict]:
@@ -316,6 +318,40 @@ def _clock_stopped(v: Verdict) -> bool:
 
 
 _CALM = [0, 0]         # a fewer_full_collections() block is open; it froze (see there)
+RECURSION_ROOM = 2990  # the frames a check has above its caller, at least
+_ROOM_LOCK = threading.Lock()
+_ROOM = {"open": 0, "saved": 0}      # recursion_room() blocks open (all threads), the limit before
+
+
+@contextmanager
+def recursion_room() -> Iterator[None]:
+    """Give the check inside the block at least RECURSION_ROOM frames above its caller.
+
+    The engine and the kernel recurse on terms, and a term nested past Python's recursion limit
+    is `unknown` ("nested too deeply").  That limit is the process's: 1000 in the CLI, 3000 in a
+    Jupyter kernel, and it counts the caller's frames — so a chain of 145 definitions was
+    `proved` in a notebook and `unknown` from the CLI (the eighty-third review).  The limit is
+    only ever raised here, to the caller's depth plus RECURSION_ROOM, never lowered (lowering
+    the process's limit starved other threads: the eighty-fourth review), and the limit from
+    before the first open block is restored when the last one, of any thread, exits.  A caller
+    whose own limit is higher still gives more room.
+    """
+    frame, depth = sys._getframe(), 0
+    while frame is not None:
+        depth, frame = depth + 1, frame.f_back
+    with _ROOM_LOCK:
+        if _ROOM["open"] == 0:
+            _ROOM["saved"] = sys.getrecursionlimit()
+        _ROOM["open"] += 1
+        if depth + RECURSION_ROOM > sys.getrecursionlimit():
+            sys.setrecursionlimit(depth + RECURSION_ROOM)
+    try:
+        yield
+    finally:
+        with _ROOM_LOCK:
+            _ROOM["open"] -= 1
+            if _ROOM["open"] == 0:
+                sys.setrecursionlimit(_ROOM["saved"])
 
 
 @contextmanager
@@ -389,6 +425,12 @@ def check_text(text: str, path: str = "<notebook>.lemma", options: Options | Non
                root: str | Path | None = None) -> list[Verdict]:
     """Check theorems given as text (the notebook API); imports resolve under ``root``, and
     the theorems of the imported files are checked first, so the text may cite them."""
+    with recursion_room():
+        return _check_text(text, path, options, root)
+
+
+def _check_text(text: str, path: str, options: Options | None, root: str | Path | None
+                ) -> list[Verdict]:
     ck = Checker(options)
     lib = Library(Path(root) if root is not None else Path.cwd())
     ck.libraries[lib.root] = lib
