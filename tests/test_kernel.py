@@ -1803,3 +1803,27 @@ theorem sz : ∃ (v : Vec 2), v 0 ≠ 0 := by witness (v := ![1, 1])
     goal, _ = _goal(text, "idx")               # (and the true one is accepted)
     assert "kernel:witness" in replay(goal, [_wit_step(indices={"i": 1},
                                                   tensors={"v": ["1", "1", "1"]})])
+
+
+def test_kernel_reads_a_real_argument_of_an_opaque_op_by_its_normal_form() -> None:
+    """Kernel coverage: a real passed to a user's opaque op is keyed by its normal form (so
+    `g n (1 + 1) x` is `g n 2 x`, and `a * b` is `b * a`); another value is another op
+    application; a function passed to an op is refused (the kernel has no normal form for
+    it)."""
+    text = HEAD + """
+opaque g (n : Nat) (a : ℝ) (x : Vec n) : Vec n
+opaque h (n : Nat) (f : ℝ → ℝ) (x : Vec n) : Vec n
+theorem same (n : Nat) (x : Vec n) : g n (1 + 1) x = g n 2 x := by norm
+theorem sym (n : Nat) (a b : ℝ) (x : Vec n) : g n (a * b) x = g n (b * a) x := by norm
+theorem other (n : Nat) (x : Vec n) : g n 1 x = g n 2 x := by norm
+theorem fn (n : Nat) (x : Vec n) : h n (fun (t : ℝ) => t) x = h n (fun (t : ℝ) => t) x := by norm
+"""
+    for name in ("same", "sym"):
+        goal, _ = _goal(text, name)
+        assert "oracle:ring" in replay(goal, [{"rule": "norm"}]), name
+    goal, _ = _goal(text, "other")
+    with pytest.raises(Rejected, match="normal forms"):
+        replay(goal, [{"rule": "norm"}])
+    goal, _ = _goal(text, "fn")
+    with pytest.raises(Rejected, match="a function passed to an opaque op"):
+        replay(goal, [{"rule": "norm"}])
