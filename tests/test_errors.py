@@ -1060,3 +1060,46 @@ def test_expression_errors_are_the_expressions_own() -> None:
     assert str(sp.normal_form("l + 1 -- ℓ is a length", l="ℝ")) == "1 + l"
     with pytest.raises(sp.ShardproofError, match="unknown name `ℓ`"):
         sp.normal_form("l + ℓ", l="ℝ")
+
+
+def test_parse_expr_reads_its_own_text() -> None:
+    """Eighty-fifth review: the terms `parse_expr` returns carried the wrapper's line (2), and
+    some errors listed a declaration's parts (`:=`, `@[`, a docstring) as what was expected;
+    a binder type of two lines made `normal_form` blame the expression."""
+    import shardproof as sp
+    t = sp.parse_expr("x +\n  y")
+    assert (t.span.line, t.span.col, t.rhs.span.line, t.rhs.span.col) == (1, 1, 2, 3)
+    for text in ("x ; y", "x\n/-- doc -/", "x )"):
+        with pytest.raises(sp.ShardproofError, match="expected an operator or the end"):
+            sp.parse_expr(text)
+    with pytest.raises(ValueError, match="the type of `x` is one line"):
+        sp.normal_form("x", x="ℝ)\n")
+
+
+def test_the_recursion_room_is_given_back() -> None:
+    """`check.recursion_room` raises the recursion limit for a check and gives it back when the
+    last open block exits, also through an exception, and a restore that would be below the
+    depth of the thread then running is skipped, not raised (the eighty-fifth review)."""
+    import sys
+
+    from shardproof import check
+    before = sys.getrecursionlimit()
+    with pytest.raises(KeyError):
+        with check.recursion_room():
+            assert sys.getrecursionlimit() >= check.RECURSION_ROOM
+            with check.recursion_room():
+                raise KeyError("inside")
+    assert sys.getrecursionlimit() == before and not check._OPEN
+
+    def deep(d: int) -> None:            # deeper than the limit to restore, when it exits
+        if d:
+            return deep(d - 1)
+        with check.recursion_room():
+            pass
+    try:
+        sys.setrecursionlimit(1000)
+        with check.recursion_room():
+            deep(1500)                    # (its own block is inside this one: nothing to do)
+        assert sys.getrecursionlimit() == 1000
+    finally:
+        sys.setrecursionlimit(before)

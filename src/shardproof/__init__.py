@@ -138,6 +138,8 @@ def normal_form(expr: str, **binders: str) -> Any:
     _want_text("the expression", expr)
     for k, v in binders.items():
         _want_text(f"the type of `{k}`", v)
+        if "\n" in v or "\r" in v:     # (the wrapper's lines are the expression's: review 85)
+            raise ValueError(f"the type of `{k}` is one line, not {v!r}")
     from .syntax import parse_expr as _pe
     _pe(expr, "<expression>")      # (its own errors point into it, before any wrapper's)
     # Python reads a keyword in NFKC (`ℓ=` arrives as `l`): the expression's spelling names it,

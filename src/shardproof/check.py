@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gc
 import os
+import re
 import sys
 import threading
 import time
@@ -320,38 +321,64 @@ def _clock_stopped(v: Verdict) -> bool:
 _CALM = [0, 0]         # a fewer_full_collections() block is open; it froze (see there)
 RECURSION_ROOM = 2990  # the frames a check has above its caller, at least
 _ROOM_LOCK = threading.Lock()
-_ROOM = {"open": 0, "saved": 0}      # recursion_room() blocks open (all threads), the limit before
+_OPEN: set[object] = set()           # recursion_room() blocks open, in any thread
+_ROOM = {"saved": 0}                 # the limit from before the first of them
+
+
+def _recursion_depth() -> int:
+    """CPython's own count of the calls on this thread's stack, which the recursion limit is
+    checked against: C-level entries that show no Python frame count too (`python -m`'s
+    runpy, a `-j` worker forked inside a generator, an ipykernel's event loop: the
+    eighty-fifth review), so the frames `f_back` shows were a few short, by route.  CPython
+    says it when refused a limit below it (nothing is set then); else the frames are counted."""
+    try:
+        sys.setrecursionlimit(1)
+    except RecursionError as exc:
+        found = re.search(r"recursion depth (\d+)", str(exc))
+        if found:
+            return int(found[1])
+    else:                                         # (no caller is that shallow: put it back)
+        sys.setrecursionlimit(_ROOM["saved"] or 1000)
+    frame, depth = sys._getframe(), 0
+    while frame is not None:
+        depth, frame = depth + 1, frame.f_back
+    return depth
 
 
 @contextmanager
 def recursion_room() -> Iterator[None]:
-    """Give the check inside the block at least RECURSION_ROOM frames above its caller.
+    """Give the check inside the block at least RECURSION_ROOM calls of recursion above its
+    caller.
 
     The engine and the kernel recurse on terms, and a term nested past Python's recursion limit
     is `unknown` ("nested too deeply").  That limit is the process's: 1000 in the CLI, 3000 in a
-    Jupyter kernel, and it counts the caller's frames — so a chain of 145 definitions was
+    Jupyter kernel, and it counts the caller's calls — so a chain of 145 definitions was
     `proved` in a notebook and `unknown` from the CLI (the eighty-third review).  The limit is
-    only ever raised here, to the caller's depth plus RECURSION_ROOM, never lowered (lowering
-    the process's limit starved other threads: the eighty-fourth review), and the limit from
-    before the first open block is restored when the last one, of any thread, exits.  A caller
-    whose own limit is higher still gives more room.
+    only ever raised here, to the caller's depth (as CPython counts it) plus RECURSION_ROOM,
+    never lowered (lowering the process's limit starved other threads: the eighty-fourth
+    review), and the limit from before the first open block is restored when the last one, of
+    any thread, exits — unless a thread is deeper than it by then (the eighty-fifth review:
+    restoring raised there), which then keeps the raised one.  A caller whose own limit is
+    higher still gives more room.
     """
-    frame, depth = sys._getframe(), 0
-    while frame is not None:
-        depth, frame = depth + 1, frame.f_back
-    with _ROOM_LOCK:
-        if _ROOM["open"] == 0:
-            _ROOM["saved"] = sys.getrecursionlimit()
-        _ROOM["open"] += 1
-        if depth + RECURSION_ROOM > sys.getrecursionlimit():
-            sys.setrecursionlimit(depth + RECURSION_ROOM)
-    try:
+    token = object()          # (one set operation opens or closes a block: a Ctrl-C between
+    try:                      # two steps of a count once left it open for good: review 85)
+        with _ROOM_LOCK:
+            if not _OPEN:
+                _ROOM["saved"] = sys.getrecursionlimit()
+            _OPEN.add(token)
+            want = _recursion_depth() + RECURSION_ROOM
+            if want > sys.getrecursionlimit():
+                sys.setrecursionlimit(want)
         yield
     finally:
         with _ROOM_LOCK:
-            _ROOM["open"] -= 1
-            if _ROOM["open"] == 0:
-                sys.setrecursionlimit(_ROOM["saved"])
+            _OPEN.discard(token)
+            if not _OPEN:
+                try:
+                    sys.setrecursionlimit(_ROOM["saved"])
+                except RecursionError:
+                    pass
 
 
 @contextmanager

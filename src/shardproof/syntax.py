@@ -8,6 +8,7 @@ is parsed again by Lark itself, whose errors are turned into
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from fractions import Fraction
 from functools import lru_cache
@@ -749,12 +750,24 @@ def parse_expr(text: str, path: str = "<input>") -> T.Term:
         # positions the message names (`the `(` at 2:1 is never closed`) are the wrapper's too
         exc.message = re.sub(r"\bat (\d+):(\d+)\b", lambda m: f"at {int(m[1]) - 1}:{m[2]}"
                              if int(m[1]) >= 2 else m[0], exc.message)
-        exc.message = re.sub(r"; expected `/-! … -/`, `@\[`, `def`.*$", "; expected an operator "
-                             "or the end of the expression", exc.message)   # (not a `def`)
+        if re.search(r"; expected .*(`def`|`:=`|`@\[`|a docstring)", exc.message):
+            exc.message = re.sub(r"; expected .*$", "; expected an operator or the end of the "
+                                 "expression", exc.message)     # (not a declaration's parts)
         raise
     d = mod.decls[0]
     assert isinstance(d, T.Def)
-    return d.body
+    return _up_a_line(d.body)
+
+
+def _up_a_line(t: T.Term) -> T.Term:
+    """``t`` with its spans one line up: the text `parse_expr` was given is the wrapper's second
+    line, and a term's spans are read in that text (the eighty-fifth review)."""
+    t = t.map_children(_up_a_line)
+    at = getattr(t, "span", None)
+    if at is None:
+        return t
+    return dataclasses.replace(t, span=Span(at.path, at.line - 1, at.col, at.end_line - 1,
+                                            at.end_col))
 
 
 def _check_nesting(tree: Tree, text: str, path: str) -> None:
