@@ -319,7 +319,7 @@ def _clock_stopped(v: Verdict) -> bool:
 
 
 _CALM = [0, 0]         # a fewer_full_collections() block is open; it froze (see there)
-RECURSION_ROOM = 2990  # the frames a check has above its caller, at least
+RECURSION_ROOM = 2990  # the calls a check has above its caller's depth, at least
 _ROOM_LOCK = threading.Lock()
 _OPEN: set[object] = set()           # recursion_room() blocks open, in any thread
 _ROOM = {"saved": 0}                 # the limit from before the first of them
@@ -331,6 +331,7 @@ def _recursion_depth() -> int:
     runpy, a `-j` worker forked inside a generator, an ipykernel's event loop: the
     eighty-fifth review), so the frames `f_back` shows were a few short, by route.  CPython
     says it when refused a limit below it (nothing is set then); else the frames are counted."""
+    limit = sys.getrecursionlimit()
     try:
         sys.setrecursionlimit(1)
     except RecursionError as exc:
@@ -338,7 +339,7 @@ def _recursion_depth() -> int:
         if found:
             return int(found[1])
     else:                                         # (no caller is that shallow: put it back)
-        sys.setrecursionlimit(_ROOM["saved"] or 1000)
+        sys.setrecursionlimit(limit)
     frame, depth = sys._getframe(), 0
     while frame is not None:
         depth, frame = depth + 1, frame.f_back
