@@ -310,3 +310,12 @@ def test_a_summary_line_whose_six_digits_agree_shows_the_difference(tmp_path, ca
     out = capsys.readouterr().out
     assert re.search(r"the statement fails: lhs ≈ (\S+), rhs ≈ \1 \(lhs − rhs ≈ -1\.00000\)",
                      out), out
+
+
+def test_latex_of_a_comparison_escapes_what_a_browser_or_tex_would_read() -> None:
+    """Eighty-third review: the LaTeX of a term kept a raw `<` before a letter (`i<n`), which a
+    browser rendering the math as HTML reads as a tag (MathJax warns); `&` is TeX's alignment
+    tab.  They are `\\lt`, `\\gt` and `\\&` now."""
+    import shardproof as sp
+    latex = sp.parse_expr("if i < n then x else (if n > i then y else 0)")._repr_latex_()
+    assert "<" not in latex and ">" not in latex and r"\lt" in latex and r"\gt" in latex

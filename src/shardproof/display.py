@@ -20,6 +20,9 @@ _LATEX = [("∑", r"\sum "), ("•", r"\bullet "), ("→", r"\to "), ("∀", r"\
 def _latex_escape(s: str) -> str:
     s = s.replace("\\", r"\backslash ").replace("_", r"\_").replace("#", r"\#")
     s = s.replace("{", r"\{").replace("}", r"\}").replace("%", r"\%").replace("$", r"\$")
+    # `<` before a letter is a tag to a browser that renders the math as HTML (MathJax then
+    # warns: the eighty-third review); `&` is an alignment tab in TeX
+    s = s.replace("<", r"\lt ").replace(">", r"\gt ").replace("&", r"\&")
     for u, l in _LATEX:
         s = s.replace(u, l)
     return s
