@@ -880,17 +880,25 @@ def _skeleton(ty: Any, top: bool = True) -> Any:
     return "scalar" if top and head.name in ("Nat", "Fin", "ℝ") else head.name
 
 
+def _declared_types(kgoal: Any, name: str, hyps: dict[str, T.Term],
+                    lemma: GlobalDecl | None) -> dict[str, Any]:
+    """The types of a cited rule's variables, as the kernel reads them: a lemma's parameters
+    and the `∀` binders of its statement (of a hypothesis's, for a hypothesis)."""
+    from .kernel import _strip_forall
+    kd = kgoal.decls.get(name) if lemma is not None else None
+    declared = dict(zip(kd.params, kd.ptypes)) if kd is not None else {}
+    stmt = lemma.stmt if lemma is not None else hyps[name]
+    return declared | {b.name: b.ty for b in _strip_forall(stmt)[1]}
+
+
 def _instance_kinds(kgoal: Any, goal: Any, name: str, hyps: dict[str, T.Term],
                     lemma: GlobalDecl | None) -> Callable[[dict, tuple], bool]:
     """False when a value of a `rw` instance, maybe partial, is of another kind than its
     variable (a vector for an index, a map for a family), whatever the sizes the match has not
     bound yet: to tell such a match apart in a message (the eightieth review).  Never a filter:
     the full test is :func:`_instance_typing`."""
-    from .kernel import _strip_forall, at_path, type_of
-    kd = kgoal.decls.get(name) if lemma is not None else None
-    declared = dict(zip(kd.params, kd.ptypes)) if kd is not None else {}
-    declared |= {b.name: b.ty for b in _strip_forall(lemma.stmt if lemma is not None
-                                                     else hyps[name])[1]}
+    from .kernel import at_path, type_of
+    declared = _declared_types(kgoal, name, hyps, lemma)
 
     def fits(inst: dict, path: tuple) -> bool:
         btypes = at_path(goal.stmt, list(path))[1]
@@ -906,14 +914,8 @@ def _instance_typing(kgoal: Any, goal: Any, name: str, hyps: dict[str, T.Term],
                      lemma: GlobalDecl | None) -> Callable[[dict, tuple], bool]:
     """The kernel's test that a `rw` instance has the cited rule's variables' types, for the
     engine to skip the matches the kernel would refuse."""
-    from .kernel import Rejected, _strip_forall, at_path, check_instance
-    if lemma is not None:
-        kd = kgoal.decls.get(name)
-        declared = dict(zip(kd.params, kd.ptypes))
-        stmt = lemma.stmt
-    else:
-        declared, stmt = {}, hyps[name]
-    declared |= {b.name: b.ty for b in _strip_forall(stmt)[1]}
+    from .kernel import Rejected, at_path, check_instance
+    declared = _declared_types(kgoal, name, hyps, lemma)
 
     def typed(inst: dict, path: tuple) -> bool:
         try:
