@@ -1239,3 +1239,53 @@ theorem sq_bad (x y : ℝ) (hx : x = y * y) : x / x = 1 := by norm
     assert "`hx` says what `x` is: write it `x = …`" in vs["turned"].reason, vs["turned"].reason
     for name in ("cycle", "vec_cycle"):      # (it recursed until "nested too deeply")
         assert "define `x` through itself" in vs[name].reason, vs[name].reason
+
+
+@pytest.mark.parametrize("replay", [True, False])
+def test_a_cycle_of_pointwise_definitions_is_named(tmp_path: Path, replay: bool) -> None:
+    """Fifteenth session, left over: a family or a vector defined entry by entry in a cycle
+    (`x i = y i`, `y i = 2 * x i`) recursed until "nested too deeply"; a cycle of whole
+    definitions was named.  Reading an entry of a definition while that entry is being read is
+    now named the same way, for families and vectors.  Not a cycle, still proved: a chain of
+    pointwise definitions read twice.  False twins refuted; `vec_bad` (false where `x = y = 0`,
+    the hypotheses' only solution, and `z ≠ 0`) is never proved."""
+    root = _write(tmp_path, {"t.lemma": """
+theorem fam (R : Nat) (x y : Fin R → ℝ) (hx : ∀ r, x r = y r) (hy : ∀ r, y r = 2 * x r)
+    (r : Fin R) : x r = y r := by norm
+theorem vec (N : Nat) (x y : Vec N) (hx : ∀ i, x i = y i) (hy : ∀ i, y i = 2 * x i) :
+    x = y := by norm
+theorem vec_bad (N : Nat) (x y z : Vec N) (hx : ∀ i, x i = y i) (hy : ∀ i, y i = 2 * x i) :
+    x = y + z := by norm
+theorem chain (N : Nat) (x y z : Vec N) (hx : ∀ i, x i = y i + y i) (hy : ∀ i, y i = 2 * z i)
+    : x + x = 8 • z := by norm
+theorem chain_bad (N : Nat) (x y z : Vec N) (hx : ∀ i, x i = y i + y i)
+    (hy : ∀ i, y i = 2 * z i) : x + x = 7 • z := by norm
+theorem fam_chain (R : Nat) (x y : Fin R → ℝ) (z : ℝ) (hx : ∀ r, x r = y r * y r)
+    (hy : ∀ r, y r = z) (r : Fin R) : x r = z * z := by norm
+"""})
+    vs = {v.name: v for v in
+          check_paths([root], Options(search_seconds=2.0, replay=replay)).verdicts}
+    assert {n: v.verdict for n, v in vs.items()} == {
+        "fam": "unknown", "vec": "unknown", "vec_bad": "unknown", "chain": "proved",
+        "chain_bad": "refuted", "fam_chain": "proved"}, {n: v.verdict for n, v in vs.items()}
+    for name in ("fam", "vec", "vec_bad"):
+        assert "define `x` through itself" in vs[name].reason or \
+            "define `y` through itself" in vs[name].reason, vs[name].reason
+
+
+@pytest.mark.parametrize("replay", [True, False])
+def test_a_contradictory_size_fact_makes_nothing_nonzero(tmp_path: Path, replay: bool) -> None:
+    """Eighty-sixth review, left over: the engine read `0 * a ≠ 0` (false for every `a`) as
+    making `a` nonzero and the kernel did not, so a proof ended "does not replay".  The engine
+    now reads it as the kernel does: nothing nonzero, the reciprocal named.  `2 * a ≠ 0` still
+    makes `a` nonzero."""
+    root = _write(tmp_path, {"t.lemma": """
+theorem zero (a : Nat) (x : ℝ) (h : 0 * a ≠ 0) : x / a * a = x := by norm
+theorem two (a : Nat) (x : ℝ) (h : 2 * a ≠ 0) : x / a * a = x := by norm
+"""})
+    vs = {v.name: v for v in
+          check_paths([root], Options(search_seconds=0.0, replay=replay)).verdicts}
+    assert vs["two"].verdict == "proved", vs["two"].reason
+    assert vs["zero"].verdict == "unknown", vs["zero"].verdict
+    assert "needs `a ≠ 0`" in vs["zero"].reason and "replay" not in vs["zero"].reason, \
+        vs["zero"].reason

@@ -25,6 +25,7 @@ from .rewrite.ipoly import IPoly
 from .rewrite.nf import Acc, FuelExhausted, NFContext, Poly, Scalar, SumA, show_poly
 from .rewrite.normalize import (
     EngineGap,
+    FnT,
     FVal,
     Normaliser,
     TVal,
@@ -263,12 +264,17 @@ def _hyp_lazy(name, hd, env, nz: Normaliser, real: bool = False) -> _Lazy:
 
     def force() -> Any:
         nz.ctx.use("hyp", f"{name} := {pretty(rhs)}", at=hname)
-        return nz.real(rhs, env) if real else nz.tensor(rhs, env)
-    return _Lazy(force, name)
+        if real:
+            return nz.real(rhs, env)
+        v = nz.tensor(rhs, env)     # (a vector is read after it is forced: a cycle through
+        return FnT(v.size, lambda p: lazy.during(lambda: v.at(p)))   # its entries, named too)
+    lazy = _Lazy(force, name)
+    return lazy
 
 
 def _hyp_family(name, hd, env, nz: Normaliser) -> FVal:
     binders, rhs, hname = hd
+    busy = _Lazy(lambda: None, name)    # its flag: the family read while it is being read
 
     def mk(k: int, e: dict[str, Any]) -> FVal:
         b = binders[k]
@@ -278,11 +284,17 @@ def _hyp_family(name, hd, env, nz: Normaliser) -> FVal:
             e2[b.name] = x
             if k + 1 == len(binders):
                 nz.ctx.use("hyp", f"{name} {b.name} := {pretty(rhs)}", at=hname)
-                v = nz.any_value(rhs, e2)        # (a size, `e r = n`: a real family's value)
-                return nz.size_as_real(v) if isinstance(v, IPoly) else v
+                # Symbolic indices never end a cycle (`x i = y i`, `y i = 2 * x i`): named,
+                # where it recursed until "nested too deeply"
+                return busy.during(lambda: _real_value(nz, nz.any_value(rhs, e2)))
             return mk(k + 1, e2)
         return FVal("nat", f)
     return mk(0, env)
+
+
+def _real_value(nz: Normaliser, v: Any) -> Any:
+    """(a size, `e r = n`: a real family's value)"""
+    return nz.size_as_real(v) if isinstance(v, IPoly) else v
 
 
 # --------------------------------------------------------------------------- statements

@@ -1211,7 +1211,8 @@ def nonzero_names(ctx_facts: list[T.Term]) -> set[str]:
         elif isinstance(f, T.Cmp) and f.op == "≠" and isinstance(f.rhs, T.Num) and \
                 f.rhs.value == 0:
             target = f.lhs
-        if target is not None and _is_monomial(target):
+        # (`0 * a ≠ 0`, a contradiction, makes nothing nonzero: the kernel's reading)
+        if target is not None and _is_monomial(target) and _monomial_coeff(target) != 0:
             out.update(_monomial_names(target))
     return out
 

@@ -623,12 +623,16 @@ class _Lazy:
         self.f, self.name, self.busy = f, name, False
 
     def force(self) -> Any:
+        return self.during(self.f)
+
+    def during(self, f: Callable[[], Any]) -> Any:
+        """``f()``, refused when the definition is read while it is being read (a cycle)."""
         if self.busy:          # (`x = y`, `y = x` recursed until "nested too deeply")
             raise EngineGap(f"the hypotheses define `{self.name}` through itself (a cycle of "
                             "definitions: `norm` cannot substitute them; `rw` with one instead)")
         self.busy = True
         try:
-            return self.f()
+            return f()
         finally:
             self.busy = False
 
