@@ -1289,3 +1289,35 @@ theorem two (a : Nat) (x : ℝ) (h : 2 * a ≠ 0) : x / a * a = x := by norm
     assert vs["zero"].verdict == "unknown", vs["zero"].verdict
     assert "needs `a ≠ 0`" in vs["zero"].reason and "replay" not in vs["zero"].reason, \
         vs["zero"].reason
+
+
+def test_a_size_written_against_the_layout_is_named(tmp_path: Path) -> None:
+    """Eighty-seventh review: a vector read with its size's factors in another order than the
+    data's layout (`Fin (K * N)` for a vector laid out `N * K`) was `unknown` with the engine's
+    own index names in the reason (`the digit @i1.0*N + @i1.1 of the index …`), or, where the
+    engine proved it, "a digit of a flat index not shown in range" from the kernel (its normal
+    form reads a named size with the factors first written).  Both reasons now say what to
+    write instead; the statement in the layout's order is proved, and a false twin is
+    refuted."""
+    root = _write(tmp_path, {"t.lemma": """
+theorem k3 (N K : Nat) (Z : Vec (N * K)) :
+    (fun (i : Fin (K * N)) => Z i) = (fun (n : Fin N) (k : Fin K) => Z[n, k]) := by norm
+theorem nk (N K : Nat) (Z : Vec (N * K)) :
+    (fun (i : Fin (N * K)) => Z i) = (fun (n : Fin N) (k : Fin K) => Z[n, k]) := by norm
+theorem nk_bad (N K : Nat) (Z : Vec (N * K)) :
+    (fun (i : Fin (N * K)) => Z i) = (fun (n : Fin N) (k : Fin K) => 2 * Z[n, k]) := by norm
+theorem refl_KN (R N K : Nat) (Z : Vec ((R * N) * K)) (r : Fin R) :
+    bceLossCotGraph N K (K * N) (shard R N K Z r) (shard R N K Z r)
+      = bceLossCotGraph N K (K * N) (shard R N K Z r) (shard R N K Z r) := by norm
+theorem refl_NK (R N K : Nat) (Z : Vec ((R * N) * K)) (r : Fin R) :
+    bceLossCotGraph N K (N * K) (shard R N K Z r) (shard R N K Z r)
+      = bceLossCotGraph N K (N * K) (shard R N K Z r) (shard R N K Z r) := by norm
+"""})
+    vs = {v.name: v for v in check_paths([root], Options(search_seconds=2.0)).verdicts}
+    assert {n: v.verdict for n, v in vs.items()} == {
+        "k3": "unknown", "nk": "proved", "nk_bad": "refuted", "refl_KN": "unknown",
+        "refl_NK": "proved"}, {n: v.verdict for n, v in vs.items()}
+    for name in ("k3", "refl_KN"):
+        why = vs[name].reason
+        assert "another order than the data's layout" in why and "@" not in why and \
+            "$" not in why, why

@@ -30,6 +30,7 @@ from .rewrite.normalize import (
     Normaliser,
     TVal,
     VarT,
+    _LAYOUT_HINT,
     _Lazy,
     _PropVal,
     kind_of,
@@ -774,6 +775,8 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: Checker, options: Options) -
             failure, kernel = replay_in_kernel(g, genv, at.ktrace, checker)
             checker.ktraces[g.name] = at.ktrace
             if failure is not None:
+                if "a digit of a flat index not shown in range" in failure:   # (review 87)
+                    failure += f"; {_LAYOUT_HINT}"
                 return Verdict(g.name, g.path, 0, "unknown", 0.0, reason="the engine's proof "
                                f"does not replay in the kernel: {failure}",
                                lemmas=sorted(set(at.lemmas)), trace=trace, replayed=False)

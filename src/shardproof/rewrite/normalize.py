@@ -235,11 +235,13 @@ class Normaliser:
                 continue
             mono = rad.as_monomial()
             if mono is None or mono[0] <= 0:
-                raise EngineGap(f"cannot split the index {p} by the size {rad}")
+                raise EngineGap(f"cannot split an index by the size {rad}")
             q, r = rest.divide_by_monomial(*mono)
-            if not below(r, rad, self.ctx.bounds):
-                raise EngineGap(f"cannot show that the digit {r} of the index {p} is below "
-                                f"{rad}")
+            if not below(r, rad, self.ctx.bounds):     # (the index itself is named by the
+                raise EngineGap(                       # engine: not shown, review 87)
+                    f"cannot show that a digit of an index is below {rad}, reading a vector "
+                    f"as {' × '.join(f'`Fin {b}`' for b in radices)}; "
+                    + _LAYOUT_HINT)
             digits.append(r)
             rest = q
         digits.append(rest)
@@ -614,6 +616,10 @@ class Normaliser:
             self.ctx.use(f"opaque:{g.name}", None)
             return OpT(self, g.name, sizes, targs, g.linear_in, out_size)
         raise EngineGap(f"`{g.name}` is a theorem, not a term")
+
+
+_LAYOUT_HINT = ("one cause is a size written with its factors in another order than the "
+                "data's layout (`K * N` for a vector laid out `N * K`): write it in that order")
 
 
 class _Lazy:
