@@ -544,10 +544,13 @@ def _rewrite_label(n: int, tactics: list[T.ProofStep], k: int, j: int) -> str:
 
 
 def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
-            proved: Callable[[str], GlobalDecl | None] | None = None) -> Attempt:
+            proved: Callable[[str], GlobalDecl | None] | None = None,
+            untyped: bool = False) -> Attempt:
     """Run the engine on one theorem (no counterexample search).
 
     ``proved(name)`` returns a cited lemma's declaration when it has been proved (else None).
+    ``untyped``: a `rw` takes the first match without the kernel's test of its instance's types
+    (the kernel's replay makes that test again; see :func:`decide`).
     """
     from .rewrite import tactics as tac
 
@@ -608,8 +611,8 @@ def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
                 count = 0
                 if kgoal is None:
                     kgoal = kernel_goal(g, genv, frozenset())
-                typed = _instance_typing(kgoal, goal, nm.name, dict(g.hyps),
-                                         None if nm.name in hyps else lg)
+                typed = None if untyped else _instance_typing(
+                    kgoal, goal, nm.name, dict(g.hyps), None if nm.name in hyps else lg)
                 fits = _instance_kinds(kgoal, goal, nm.name, dict(g.hyps),
                                        None if nm.name in hyps else lg)
                 misses: list[str] = []
@@ -759,7 +762,17 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: Checker, options: Options) -
         v = checker.verdict_of(genv.get(name))
         return genv.get(name) if v is not None and v.verdict == "proved" else None
 
-    at = attempt(g, genv, options.fuel, proved)
+    # With replay on, the engine first takes each `rw`'s first match untyped: the kernel tests
+    # every instance's types when it replays, and the engine's own test of them, the same
+    # function, was a tenth of a net's check.  Where that proof does not replay, or the engine
+    # stops, the typed attempt runs as before and decides the verdict (the first match that
+    # passes the kernel's test is the one the typed attempt takes: a replayed proof is that
+    # attempt's proof).
+    fast = None
+    if options.replay and g.proof is not None and \
+            any(st.tactic == "rw" for st in g.proof.steps):
+        fast = _untyped_attempt(g, genv, options, proved, checker)
+    at = fast[0] if fast is not None else attempt(g, genv, options.fuel, proved)
     if at.proved:
         ctx = at.ctx
         assert ctx is not None
@@ -772,7 +785,8 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: Checker, options: Options) -
             list(ctx.trace)
         replayed, kernel = None, []
         if options.replay:
-            failure, kernel = replay_in_kernel(g, genv, at.ktrace, checker)
+            failure, kernel = fast[1] if fast is not None else \
+                replay_in_kernel(g, genv, at.ktrace, checker)
             checker.ktraces[g.name] = at.ktrace
             if failure is not None:
                 if "a digit of a flat index not shown in range" in failure:   # (review 87)
@@ -801,6 +815,21 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: Checker, options: Options) -
     # the steps the engine took before it stopped (`explain` shows where a script broke)
     return Verdict(g.name, g.path, 0, "unknown", 0.0, reason=reason, residual=at.residual,
                    trace=list(at.steps))
+
+
+def _untyped_attempt(g: GlobalDecl, genv: GlobalEnv, options: Options,
+                     proved: Callable[[str], GlobalDecl | None], checker: Checker
+                     ) -> tuple[Attempt, tuple[str | None, list[str]]] | None:
+    """The engine's proof with untyped `rw` matches and its replay, when it replays; None
+    otherwise (the caller then runs the typed attempt)."""
+    try:
+        at = attempt(g, genv, options.fuel, proved, untyped=True)
+    except Exception:                # (an ill-typed instance may reach code that assumes types)
+        return None
+    if not at.proved:
+        return None
+    failure, kernel = replay_in_kernel(g, genv, at.ktrace, checker)
+    return (at, (failure, kernel)) if failure is None else None
 
 
 def _clip_terms(text: str, limit: int = 160) -> str:
