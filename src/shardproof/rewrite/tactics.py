@@ -139,10 +139,13 @@ def subst_capture_free(t: T.Term, m: dict[str, T.Term]) -> T.Term:
 
 
 def beta(t: T.Term) -> T.Term:
-    """β-reduce `(fun x => b) a` everywhere (families and maps applied to arguments)."""
+    """β-reduce `(fun x => b) a` everywhere (families and maps applied to arguments).  A part
+    with nothing to reduce is returned itself, not rebuilt (a rebuilt term computes its hash
+    and free names again)."""
     if isinstance(t, T.App):
         fn = beta(t.fn)
         args = tuple(beta(a) for a in t.args)
+        same = fn is t.fn and all(x is y for x, y in zip(args, t.args))
         while isinstance(fn, T.Lam) and args and (fn.vec is False or len(fn.binders) == 1
                                                   or len(args) >= len(fn.binders)):
             if fn.vec is True and len(fn.binders) > 1:
@@ -154,21 +157,17 @@ def beta(t: T.Term) -> T.Term:
                 subst_capture_free(T.Lam(rest_binders, fn.body, span=fn.span, vec=fn.vec), m)
             fn = beta(body)
             args = args[k:]
+            same = False
         if isinstance(fn, T.App) and args:
             return T.App(fn.fn, fn.args + args, span=t.span)
-        return T.App(fn, args, span=t.span) if args else fn
+        if not args:
+            return fn
+        return t if same else T.App(fn, args, span=t.span)
     if isinstance(t, (T.Lam, T.Sum, T.Forall)):
-        return T.rebind(t, t.binders, beta(t.body))
-    if isinstance(t, T.BinOp):
-        return T.BinOp(t.op, beta(t.lhs), beta(t.rhs), span=t.span)
-    if isinstance(t, T.Neg):
-        return T.Neg(beta(t.arg), span=t.span)
-    if isinstance(t, T.Ite):
-        return T.Ite(beta(t.cond), beta(t.then), beta(t.els), span=t.span)
-    if isinstance(t, T.Cmp):
-        return T.Cmp(t.op, beta(t.lhs), beta(t.rhs), span=t.span)
-    if isinstance(t, T.And):
-        return T.And(beta(t.lhs), beta(t.rhs), span=t.span)
+        body = beta(t.body)
+        return t if body is t.body else T.rebind(t, t.binders, body)
+    if isinstance(t, (T.BinOp, T.Neg, T.Ite, T.Cmp, T.And)):
+        return t.map_children(beta)        # (binder-free: every child is β-reduced)
     return t
 
 
