@@ -1321,3 +1321,24 @@ theorem refl_NK (R N K : Nat) (Z : Vec ((R * N) * K)) (r : Fin R) :
         why = vs[name].reason
         assert "another order than the data's layout" in why and "@" not in why and \
             "$" not in why, why
+
+
+def test_a_size_fact_the_kernel_does_not_replay_says_which_forms_it_does(tmp_path: Path) -> None:
+    """Eighty-eighth review: `0 ≠ N` (the sides of `N ≠ 0` swapped), `N + 1 ≠ 0` and
+    `N ≤ N + 1` are decided by the engine but not replayed by the kernel, and the reason was
+    the kernel's "a statement of the form Cmp" alone.  It now names the forms the kernel
+    replays.  `N ≠ 0` is proved; `0 ≠ N` with no hypothesis is refuted at `N = 0`."""
+    root = _write(tmp_path, {"t.lemma": """
+theorem ne_a (N : Nat) (hN : 0 < N) : N ≠ 0 := by norm
+theorem ne_b (N : Nat) (hN : 0 < N) : 0 ≠ N := by norm
+theorem ne_e (N : Nat) (hN : 0 < N) : N + 1 ≠ 0 := by norm
+theorem le_s (N : Nat) : N ≤ N + 1 := by norm
+theorem ne_g (N : Nat) : 0 ≠ N := by norm
+"""})
+    vs = {v.name: v for v in check_paths([root], Options(search_seconds=2.0)).verdicts}
+    assert {n: v.verdict for n, v in vs.items()} == {
+        "ne_a": "proved", "ne_b": "unknown", "ne_e": "unknown", "le_s": "unknown",
+        "ne_g": "refuted"}, {n: v.verdict for n, v in vs.items()}
+    for name in ("ne_b", "ne_e", "le_s"):
+        assert "the kernel replays a size fact written `m ≠ 0` or `0 < m`" in vs[name].reason, \
+            vs[name].reason

@@ -791,6 +791,8 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: Checker, options: Options) -
             if failure is not None:
                 if "a digit of a flat index not shown in range" in failure:   # (review 87)
                     failure += f"; {_LAYOUT_HINT}"
+                if failure.endswith("a statement of the form Cmp"):          # (review 88)
+                    failure += f" ({_SIZE_FACT_FORMS})"
                 return Verdict(g.name, g.path, 0, "unknown", 0.0, reason="the engine's proof "
                                f"does not replay in the kernel: {failure}",
                                lemmas=sorted(set(at.lemmas)), trace=trace, replayed=False)
@@ -815,6 +817,14 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: Checker, options: Options) -
     # the steps the engine took before it stopped (`explain` shows where a script broke)
     return Verdict(g.name, g.path, 0, "unknown", 0.0, reason=reason, residual=at.residual,
                    trace=list(at.steps))
+
+
+# The size facts the kernel replays, where the engine decides more (`0 ≠ N`, `N + 1 ≠ 0`,
+# `N ≤ N + 1`: the eighty-eighth review found such statements `unknown` with the kernel's
+# "a statement of the form Cmp" alone as the reason).
+_SIZE_FACT_FORMS = ("the kernel replays a size fact written `m ≠ 0` or `0 < m`, `m` a product "
+                    "of sizes the hypotheses make nonzero: `N ≠ 0`, not `0 ≠ N`; a sum, or "
+                    "`≤`, is not replayed, and `--no-replay` shows what the engine alone decides")
 
 
 def _untyped_attempt(g: GlobalDecl, genv: GlobalEnv, options: Options,
