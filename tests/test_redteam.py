@@ -1342,3 +1342,33 @@ theorem ne_g (N : Nat) : 0 ≠ N := by norm
     for name in ("ne_b", "ne_e", "le_s"):
         assert "the kernel replays a size fact written `m ≠ 0` or `0 < m`" in vs[name].reason, \
             vs[name].reason
+
+
+def test_implicit_sizes_named_like_the_callers_are_inferred(tmp_path: Path) -> None:
+    """Eighty-eighth review: with `def g {a b : Nat} (u : Vec a) (x : Vec (a * b))`, a caller
+    whose own sizes are `b` and `a` (the kit's `den_bnSyncSiteLA` with `N` and `oc` swapped)
+    got "cannot infer the implicit size b": `a := b` from `u` was substituted into `x`'s type
+    and the caller's `b` taken for the definition's unsolved `b`.  The unsolved implicits are
+    holes `?b` now, substituted at once with the known ones.  An ill-typed call is still
+    refused, and a false statement through the same call is refuted."""
+    root = _write(tmp_path, {"t.lemma": """
+def g {a b : Nat} (u : Vec a) (x : Vec (a * b)) : Vec (a * b) := x
+def sz {a b : Nat} (u : Vec a) (x : Vec (a * b)) : ℝ := (a : ℝ) + 10 * (b : ℝ)
+theorem cap4 {b a : Nat} (u : Vec b) (x : Vec (b * a)) : g u x = x
+theorem sz_ok {b a : Nat} (u : Vec b) (x : Vec (b * a)) : sz u x = (b : ℝ) + 10 * (a : ℝ)
+theorem sz_bad {b a : Nat} (u : Vec b) (x : Vec (b * a)) : sz u x = (a : ℝ) + 10 * (b : ℝ)
+"""})
+    vs = {v.name: v for v in check_paths([root], Options(search_seconds=2.0)).verdicts}
+    assert {n: v.verdict for n, v in vs.items()} == {
+        "cap4": "proved", "sz_ok": "proved", "sz_bad": "refuted"}, \
+        {n: (v.verdict, v.reason) for n, v in vs.items()}
+    (tmp_path / "bad").mkdir()
+    bad = _write(tmp_path / "bad", {"t.lemma": """
+def sz {a b : Nat} (u : Vec a) (x : Vec (a * b)) : ℝ := (a : ℝ) + 10 * (b : ℝ)
+theorem bad1 {b q : Nat} (u : Vec b) (x : Vec (q * q)) : sz u x = (q : ℝ) + 10 * (q : ℝ)
+"""})
+    with pytest.raises(ShardproofError) as e:
+        check_paths([bad], Options(search_seconds=0.0))
+    assert "cannot infer the implicit size `b` of `sz`" in e.value.message and \
+        "Vec (b * ?b)" in e.value.message, e.value.message
+    assert (e.value.span.line, e.value.span.col) == (3, 63)

@@ -795,30 +795,34 @@ class Elaborator:
         if p.kind == "size":
             return self.size(val, ctx)
         pty_term = subst_term(p.ty_term, mapping)
-        implicit_unknown = [q.name for q in g.params
-                            if q.implicit and q.kind == "size" and q.name not in mapping]
+        # The implicit sizes not known yet, as holes `?a` substituted at once with the known
+        # ones: a known value that names the caller's `b` is not taken for the definition's own
+        # unknown `b` (the eighty-eighth review: `g u x` with `g {a b}` under `{b a}` failed).
+        holes = {q.name: T.Var(f"?{q.name}") for q in g.params
+                 if q.implicit and q.kind == "size" and q.name not in mapping}
+        pattern = subst_term(p.ty_term, {**mapping, **holes})
         # Infer implicit sizes by matching the declared type with the argument's type.
-        if implicit_unknown and (set(T.free_names(pty_term)) & set(implicit_unknown)):
+        if set(T.free_names(pattern)) & {h.name for h in holes.values()}:
             e, aty = self.elab(val, ctx, None)
             if _head_name(pty_term) == "Vec":
                 e, aty = _as_vector(e, aty, ctx)
-            binds = match_type(pty_term, aty, set(implicit_unknown), ctx)
+            binds = match_type(pattern, aty, {h.name for h in holes.values()}, ctx)
             if binds is None:
                 if not (_head_name(pty_term) == "Vec" and isinstance(aty, VecT) or
                         _head_name(pty_term) == "Fin" and isinstance(aty, FinT)):
                     raise _err(f"argument `{p.name}` of `{g.name}` should have type "
-                               f"{pretty(pty_term)}, got {aty}", val, ctx)
+                               f"{pretty(pattern).replace('?', '')}, got {aty}", val, ctx)
                 # (the seventy-fifth review: the implicits printed as if they were sizes, so
                 # `Vec (c * b * a)` "should" be `Vec (c * a * b)`, an equal polynomial)
-                unknown = [n for n in implicit_unknown if n in T.free_names(pty_term)]
-                shown = subst_term(pty_term, {n: T.Var(f"?{n}") for n in unknown})
+                unknown = [n for n, h in holes.items() if h.name in T.free_names(pattern)]
+                shown = pattern
                 them = ", ".join(f"`{n}`" for n in unknown)
                 raise _err(f"cannot infer the implicit size{'s' if len(unknown) > 1 else ''} "
                            f"{them} of `{g.name}` from its argument `{p.name}`: the type "
                            f"{aty} is matched against {pretty(shown)} factor by factor, as "
                            f"Lean's unifier does; give {'them' if len(unknown) > 1 else 'it'} "
                            f"by name, `{g.name} ({unknown[0]} := …)`", val, ctx)
-            mapping.update(binds)
+            mapping.update({n: binds[h.name] for n, h in holes.items() if h.name in binds})
             pty = self.type_of_term(subst_term(p.ty_term, mapping), ctx)
             if not ty_eq(pty, aty, ctx):
                 raise _mismatch(val, pty, aty, ctx, what=f"argument `{p.name}` of `{g.name}`")
