@@ -82,6 +82,40 @@ def _describe_expected(expected: set[str]) -> str:
     return ", ".join(ordered)
 
 
+def _span_setters() -> tuple | None:
+    """The slot setters of :class:`Span`'s fields, in order, for building a span without its
+    frozen dataclass ``__init__`` (which sets each field through ``object.__setattr__``; the
+    fast parser makes one span per rule it builds, a tenth of its time).  The object is the
+    same (its fields set, nothing else; ``Span`` has no ``__post_init__``).  None when
+    ``Span`` is not the slotted five-field class this expects: then ``Span(...)`` is called."""
+    names = tuple(f.name for f in dataclasses.fields(Span))
+    if names != ("path", "line", "col", "end_line", "end_col") or \
+            hasattr(Span, "__post_init__") or "__slots__" not in Span.__dict__ or \
+            Span.__new__ is not object.__new__:
+        return None
+    try:
+        return tuple(Span.__dict__[n].__set__ for n in names)
+    except (KeyError, AttributeError):
+        return None
+
+
+_SPAN_SETTERS = _span_setters()
+
+
+def _make_span(path: str, line: int, col: int, end_line: int, end_col: int) -> Span:
+    """``Span(path, line, col, end_line, end_col)``, built as :func:`_span_setters` says."""
+    if _SPAN_SETTERS is None:
+        return Span(path, line, col, end_line, end_col)
+    set_path, set_line, set_col, set_end_line, set_end_col = _SPAN_SETTERS
+    s = object.__new__(Span)
+    set_path(s, path)
+    set_line(s, line)
+    set_col(s, col)
+    set_end_line(s, end_line)
+    set_end_col(s, end_col)
+    return s
+
+
 # ---- building terms ------------------------------------------------------------------------------
 #
 # Both parsers below (the fast driver and the reference walk over Lark's tree) hand a rule's
@@ -100,7 +134,7 @@ class _Builder:
         self.text = text             # (the source: a `∑` body's parentheses are read from it)
 
     def _tok_span(self, tok: tuple) -> Span:
-        return Span(self.path, tok[1], tok[2], tok[3], tok[4])
+        return _make_span(self.path, tok[1], tok[2], tok[3], tok[4])
 
     # ---- items
     def start(self, kids, span):
@@ -478,6 +512,8 @@ class _FastParser:
         b = _Builder(path, text)
         actions, rules, lexers, ignore, end = (self.actions, self.rules, self.lexers,
                                                self.ignore, self.end)
+        setters, new_object = _SPAN_SETTERS, object.__new__
+        set_path, set_line, set_col, set_end_line, set_end_col = setters or (None,) * 5
         states = [self.start]
         values: list[tuple] = []
         pos, n, line, line_start = 0, len(text), 1, 0
@@ -543,7 +579,17 @@ class _FastParser:
                 elif kind == _PASS:
                     entry = (kids[0][0], line0, col0, line1, col1, kids[0][5])
                 else:
-                    span = None if line0 is None else Span(path, line0, col0, line1, col1)
+                    if line0 is None:
+                        span = None
+                    elif setters is None:
+                        span = Span(path, line0, col0, line1, col1)
+                    else:     # Span(path, line0, col0, line1, col1), see _span_setters
+                        span = new_object(Span)
+                        set_path(span, path)
+                        set_line(span, line0)
+                        set_col(span, col0)
+                        set_end_line(span, line1)
+                        set_end_col(span, col1)
                     height = 0
                     for k in kids:  # (no max(): this loop is hot)
                         if k[5] > height:  # noqa: PLR1730
