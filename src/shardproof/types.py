@@ -167,6 +167,13 @@ def _err(msg: str, t: T.Term | None, ctx: Ctx, cls=TypeError_, hint: str | None 
 
 def same_size(a: T.Term, b: T.Term, ctx: Ctx) -> bool:
     try:
+        if a is b or a == b:
+            # Equal terms are equal polynomials when they are sizes at all, which ``to_ipoly``
+            # decides (raising as ``sizes_equal`` would).  Faster: ``a`` is often a type just
+            # built by substitution, whose hash ``sizes_equal``'s cache would compute and whose
+            # key it would compare again.
+            arith.to_ipoly(b, ctx.subst)
+            return True
         return arith.sizes_equal(a, b, ctx.subst)
     except arith.NotASize:
         return False
@@ -981,6 +988,22 @@ class LeanReading:
 
     def __init__(self, ctx: Ctx) -> None:
         self.ctx = ctx
+        # id(global) -> (it, whether each argument position is real-valued: its parameters'
+        # and then its result's domains), as :meth:`unit` reads them (the global kept alive)
+        self._arg_reals: dict[int, tuple[GlobalDecl, tuple[bool, ...]]] = {}
+
+    def _global_arg_reals(self, g: GlobalDecl) -> tuple[bool, ...]:
+        hit = self._arg_reals.get(id(g))
+        if hit is not None and hit[0] is g:
+            return hit[1]
+        params = [p.ty_term for p in g.params if p.kind != "hyp"]
+        local = g.ret_ty
+        while isinstance(local, FunT):
+            params.append(ty_to_term(local.dom))
+            local = local.cod
+        reals = tuple(_real_valued(pty) for pty in params)
+        self._arg_reals[id(g)] = (g, reals)
+        return reals
 
     # ---- Lean's type of a unit elaborated with no expected type: "real", "nat" or "poly"
     # (numerals only: whatever the context makes them); for a vector or map, its entries'
@@ -1086,16 +1109,20 @@ class LeanReading:
             named = isinstance(head, T.Var) and head.name not in bound
             g = self.ctx.env.get(head.name) if named and head.name not in self.ctx.locals \
                 else None
-            params = [p.ty_term for p in g.params if p.kind != "hyp"] if g is not None else []
-            local = self.ctx.locals.get(head.name) if named else None
-            if g is not None:          # then the domains of its result (`def s (c : ℝ) : ℝ → ℝ`)
-                local = g.ret_ty
-            while isinstance(local, FunT):               # a local function's domains
-                params.append(ty_to_term(local.dom))
-                local = local.cod
+            if g is not None:   # its parameters, then the domains of its result (`def s (c : ℝ)
+                reals = self._global_arg_reals(g)      # : ℝ → ℝ`)
+            else:
+                params: list[T.Term] = []
+                local = self.ctx.locals.get(head.name) if named else None
+                while isinstance(local, FunT):           # a local function's domains
+                    params.append(ty_to_term(local.dom))
+                    local = local.cod
+                reals = tuple(_real_valued(pty) for pty in params)
+            n_reals = len(reals)
             for k, a in enumerate(t.args):
-                pty = params[k] if k < len(params) else None
-                self.check(a, "real" if _real_valued(pty) else None, bound)
+                if isinstance(a, (T.Num, T.Var)):
+                    continue                             # (nothing to check: see `unit`)
+                self.check(a, "real" if k < n_reals and reals[k] else None, bound)
             if not named:
                 self.check(head, None, bound)            # a head is elaborated alone
         else:
