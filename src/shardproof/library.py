@@ -113,7 +113,11 @@ class Library:
                     if depth > MAX_IMPORT_DEPTH:     # (by the imports, whatever was loaded first)
                         raise ImportError_(f"imports nested more than {MAX_IMPORT_DEPTH} files "
                                            "deep", d.span)
-                    for g in dep.env.decls.values():
+                    mine, theirs = env.decls, dep.env.decls
+                    if all(mine[n] is theirs[n] for n in mine.keys() & theirs.keys()):
+                        mine.update(theirs)     # (what the loop below does when nothing clashes)
+                        continue
+                    for g in theirs.values():
                         old = env.get(g.name)
                         if old is not None and old is not g:   # globals are found by name
                             raise NameError_(f"`{g.name}` is declared both in {old.path} and in "
@@ -198,8 +202,11 @@ def _used_variables(variables: list[T.Binder], d: T.Decl,
         parts.append(d.stmt if isinstance(d, T.Theorem) else d.ret)
         if isinstance(d, T.Def):
             parts.append(d.body)
+    # Only the variables' names are looked up in ``names``: the parts' free names among them
+    # (read without memoising every node's free names, as ``T.free_names`` would).
+    wanted = frozenset(b.name for b in variables)
     for p in parts:
-        names |= T.free_names(p)
+        _free_among(p, wanted, frozenset(), names)
     own = {b.name for b in getattr(d, "binders", ())}
     chosen: list[T.Binder] = []
     changed = True
@@ -212,6 +219,48 @@ def _used_variables(variables: list[T.Binder], d: T.Decl,
                     names |= T.free_names(b.ty)
                 changed = True
     return [b for b in variables if b in chosen]
+
+
+def _free_among(t: T.Term, wanted: frozenset[str], bound: frozenset[str], out: set[str]) -> None:
+    """Add to ``out`` the names of ``wanted`` free in ``t`` and not in ``bound``: the same as
+    ``out |= T.free_names(t) & wanted - bound`` (binders scope as there: a binder's type sees the
+    binders before it in its group, the body all of them)."""
+    cls = type(t)
+    if cls is T.Var:
+        name = t.name
+        if name in wanted and name not in bound:
+            out.add(name)
+        return
+    if cls is T.Num:
+        return
+    memo = getattr(t, "_fv", None)       # (already known: read it)
+    if memo is not None:
+        for name in memo:
+            if name in wanted and name not in bound:
+                out.add(name)
+        return
+    if cls is T.App:
+        _free_among(t.fn, wanted, bound, out)
+        for a in t.args:
+            _free_among(a, wanted, bound, out)
+    elif cls is T.BinOp or cls is T.Cmp or cls is T.And:
+        _free_among(t.lhs, wanted, bound, out)
+        _free_among(t.rhs, wanted, bound, out)
+    elif isinstance(t, T.Var):
+        if t.name in wanted and t.name not in bound:
+            out.add(t.name)
+    elif isinstance(t, (T.Lam, T.Sum, T.Forall, T.Exists)):
+        inner = bound
+        for bd in t.binders:
+            if bd.ty is not None:
+                _free_among(bd.ty, wanted, inner, out)
+            inner = inner | {bd.name}
+        _free_among(t.body, wanted, inner, out)
+    elif isinstance(t, T.NamedArg):
+        _free_among(t.value, wanted, bound, out)
+    else:
+        for c in t.children():
+            _free_among(c, wanted, bound, out)
 
 
 def _check_included_not_redeclared(variables: list[T.Binder], included: set[str],
