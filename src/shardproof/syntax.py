@@ -406,6 +406,21 @@ class _Keywords(dict):
         return self[value]
 
 
+class _PartialApp:
+    """An application `f a b …` still being read: the fast parser reduces `app` once per
+    argument, and :meth:`_Builder.app` would build an App each time.  ``done`` builds the App
+    that the last of those reductions would have built (the arguments so far, that reduction's
+    span).  A rule's value is read by one reduction only, so the list is extended in place."""
+
+    __slots__ = ("fn", "args", "span")
+
+    def __init__(self, fn: T.Term, args: list[T.Term], span: Span | None) -> None:
+        self.fn, self.args, self.span = fn, args, span
+
+    def done(self) -> T.App:
+        return T.App(self.fn, tuple(self.args), span=self.span)
+
+
 class _FastParser:
     """Lark's LALR(1) tables and contextual lexer, run by a loop specialised to the builder."""
 
@@ -446,11 +461,12 @@ class _FastParser:
 
     @staticmethod
     def _plan(rule) -> tuple | None:
-        """(size, origin, kind, kept, method) for one rule, None for a unit step.
+        """(size, origin, kind, kept, method, rules) for one rule, None for a unit step.
 
         This is Lark's ParseTreeBuilder unrolled.  ``kept`` lists (child index, splice?) of the
         children Lark keeps: anonymous and `_`-named terminals are dropped, the children of
         `_`-named rules are spliced in.  It is None when every child is kept as it is.
+        ``rules``: whether a kept child is a rule (whose value may be a :class:`_PartialApp`).
         """
         size = len(rule.expansion)
         kept = [(i, not sym.is_term and sym.name.startswith("_"))
@@ -475,7 +491,8 @@ class _FastParser:
             raise NotImplementedError(f"no builder for rule {name}")
         else:
             kind = _BUILD
-        return size, rule.origin.name, kind, None if plain else kept, method
+        rules = any(not rule.expansion[i].is_term for i, _ in kept)
+        return size, rule.origin.name, kind, None if plain else kept, method, rules
 
     def _unit_steps(self, steps: _UnitSteps, below: int, ttype: str) -> int:
         """Run a chain of unit steps on the state ``below``; remember where it ends."""
@@ -512,6 +529,7 @@ class _FastParser:
         b = _Builder(path, text)
         actions, rules, lexers, ignore, end = (self.actions, self.rules, self.lexers,
                                                self.ignore, self.end)
+        app = _Builder.app
         setters, new_object = _SPAN_SETTERS, object.__new__
         set_path, set_line, set_col, set_end_line, set_end_col = setters or (None,) * 5
         states = [self.start]
@@ -553,7 +571,7 @@ class _FastParser:
                     states.append(act)
                     values.append(tok)
                     break
-                size, origin, kind, kept, method = rules[~act]
+                size, origin, kind, kept, method, sub = rules[~act]
                 if size:
                     raw = values[-size:]
                     del values[-size:]
@@ -594,7 +612,26 @@ class _FastParser:
                     for k in kids:  # (no max(): this loop is hot)
                         if k[5] > height:  # noqa: PLR1730
                             height = k[5]
-                    entry = (method(b, kids, span), line0, col0, line1, col1, height + 1)
+                    if method is app:
+                        # `f a b c` is three reductions; its App is built once (_PartialApp)
+                        fn, arg = kids[0][0], kids[1][0]
+                        if arg.__class__ is _PartialApp:
+                            arg = arg.done()
+                        if fn.__class__ is _PartialApp:
+                            fn.args.append(arg)
+                            fn.span = span
+                            value = fn
+                        elif isinstance(fn, T.App):     # (as _Builder.app: `(f a) b`)
+                            value = _PartialApp(fn.fn, [*fn.args, arg], span)
+                        else:
+                            value = _PartialApp(fn, [arg], span)
+                    else:
+                        if sub:
+                            for i, k in enumerate(kids):
+                                if k[0].__class__ is _PartialApp:
+                                    kids[i] = (k[0].done(), *k[1:])
+                        value = method(b, kids, span)
+                    entry = (value, line0, col0, line1, col1, height + 1)
                 states.append(actions[states[-1]][origin])
                 values.append(entry)
                 if states[-1] == end:  # reached only by reducing `start` at the end of input
