@@ -374,6 +374,7 @@ class _Reject(Exception):
 # `NAME+`) whose children join its parent's; BUILD, a rule with a builder method.  The unit steps
 # (a `?rule` with one child and nothing else) are not reductions here: see _UnitSteps.
 _PASS, _SPLICE, _BUILD = range(3)
+_NAME_ATOM = 3      # BUILD of the atom `var: NAME` (a third of all reductions), done inline
 
 
 class _UnitSteps(dict):
@@ -489,6 +490,8 @@ class _FastParser:
             kind = _PASS
         elif method is None:
             raise NotImplementedError(f"no builder for rule {name}")
+        elif method is _Builder.var and size == 1 and plain and rule.expansion[0].is_term:
+            kind = _NAME_ATOM
         else:
             kind = _BUILD
         rules = any(not rule.expansion[i].is_term for i, _ in kept)
@@ -529,7 +532,7 @@ class _FastParser:
         b = _Builder(path, text)
         actions, rules, lexers, ignore, end = (self.actions, self.rules, self.lexers,
                                                self.ignore, self.end)
-        app = _Builder.app
+        app, Var = _Builder.app, T.Var
         setters, new_object = _SPAN_SETTERS, object.__new__
         set_path, set_line, set_col, set_end_line, set_end_col = setters or (None,) * 5
         states = [self.start]
@@ -572,6 +575,22 @@ class _FastParser:
                     values.append(tok)
                     break
                 size, origin, kind, kept, method, sub = rules[~act]
+                if kind == _NAME_ATOM:       # what the general case below does for `var`
+                    name = values.pop()
+                    del states[-1]
+                    line0, col0, line1, col1 = name[1], name[2], name[3], name[4]
+                    if setters is None:
+                        span = Span(path, line0, col0, line1, col1)
+                    else:
+                        span = new_object(Span)
+                        set_path(span, path)
+                        set_line(span, line0)
+                        set_col(span, col0)
+                        set_end_line(span, line1)
+                        set_end_col(span, col1)
+                    states.append(actions[states[-1]][origin])
+                    values.append((Var(name[0], span=span), line0, col0, line1, col1, 1))
+                    continue
                 if size:
                     raw = values[-size:]
                     del values[-size:]
