@@ -208,17 +208,18 @@ def _used_variables(variables: list[T.Binder], d: T.Decl,
     for p in parts:
         _free_among(p, wanted, frozenset(), names)
     own = {b.name for b in getattr(d, "binders", ())}
-    chosen: list[T.Binder] = []
+    # (chosen by identity: binders equal by value have one name, so they are chosen together)
+    chosen: set[int] = set()
     changed = True
     while changed:
         changed = False
         for b in variables:
-            if b.name in names and b.name not in own and b not in chosen:
-                chosen.append(b)
+            if b.name in names and b.name not in own and id(b) not in chosen:
+                chosen.add(id(b))
                 if b.ty is not None:
                     names |= T.free_names(b.ty)
                 changed = True
-    return [b for b in variables if b in chosen]
+    return [b for b in variables if id(b) in chosen]
 
 
 def _free_among(t: T.Term, wanted: frozenset[str], bound: frozenset[str], out: set[str]) -> None:
