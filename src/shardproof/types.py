@@ -805,11 +805,12 @@ class Elaborator:
         # The implicit sizes not known yet, as holes `?a` substituted at once with the known
         # ones: a known value that names the caller's `b` is not taken for the definition's own
         # unknown `b` (the eighty-eighth review: `g u x` with `g {a b}` under `{b a}` failed).
-        holes = {q.name: T.Var(f"?{q.name}") for q in g.params
-                 if q.implicit and q.kind == "size" and q.name not in mapping}
-        pattern = subst_term(p.ty_term, {**mapping, **holes})
+        unknown = [q.name for q in g.params
+                   if q.implicit and q.kind == "size" and q.name not in mapping]
         # Infer implicit sizes by matching the declared type with the argument's type.
-        if set(T.free_names(pattern)) & {h.name for h in holes.values()}:
+        if unknown and not T.free_names(p.ty_term).isdisjoint(unknown):
+            holes = {n: T.Var(f"?{n}") for n in unknown}
+            pattern = subst_term(p.ty_term, {**mapping, **holes})
             e, aty = self.elab(val, ctx, None)
             if _head_name(pty_term) == "Vec":
                 e, aty = _as_vector(e, aty, ctx)
@@ -818,7 +819,7 @@ class Elaborator:
                 if not (_head_name(pty_term) == "Vec" and isinstance(aty, VecT) or
                         _head_name(pty_term) == "Fin" and isinstance(aty, FinT)):
                     raise _err(f"argument `{p.name}` of `{g.name}` should have type "
-                               f"{pretty(pattern).replace('?', '')}, got {aty}", val, ctx)
+                               f"{pretty(pty_term)}, got {aty}", val, ctx)
                 # (the seventy-fifth review: the implicits printed as if they were sizes, so
                 # `Vec (c * b * a)` "should" be `Vec (c * a * b)`, an equal polynomial)
                 unknown = [n for n, h in holes.items() if h.name in T.free_names(pattern)]
