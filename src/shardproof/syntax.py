@@ -533,8 +533,7 @@ class _FastParser:
         actions, rules, lexers, ignore, end = (self.actions, self.rules, self.lexers,
                                                self.ignore, self.end)
         app, Var = _Builder.app, T.Var
-        setters, new_object = _SPAN_SETTERS, object.__new__
-        set_path, set_line, set_col, set_end_line, set_end_col = setters or (None,) * 5
+        make_span = _make_span
         states = [self.start]
         values: list[tuple] = []
         pos, n, line, line_start = 0, len(text), 1, 0
@@ -579,15 +578,7 @@ class _FastParser:
                     name = values.pop()
                     del states[-1]
                     line0, col0, line1, col1 = name[1], name[2], name[3], name[4]
-                    if setters is None:
-                        span = Span(path, line0, col0, line1, col1)
-                    else:
-                        span = new_object(Span)
-                        set_path(span, path)
-                        set_line(span, line0)
-                        set_col(span, col0)
-                        set_end_line(span, line1)
-                        set_end_col(span, col1)
+                    span = make_span(path, line0, col0, line1, col1)
                     states.append(actions[states[-1]][origin])
                     values.append((Var(name[0], span=span), line0, col0, line1, col1, 1))
                     continue
@@ -616,17 +607,7 @@ class _FastParser:
                 elif kind == _PASS:
                     entry = (kids[0][0], line0, col0, line1, col1, kids[0][5])
                 else:
-                    if line0 is None:
-                        span = None
-                    elif setters is None:
-                        span = Span(path, line0, col0, line1, col1)
-                    else:     # Span(path, line0, col0, line1, col1), see _span_setters
-                        span = new_object(Span)
-                        set_path(span, path)
-                        set_line(span, line0)
-                        set_col(span, col0)
-                        set_end_line(span, line1)
-                        set_end_col(span, col1)
+                    span = None if line0 is None else make_span(path, line0, col0, line1, col1)
                     height = 0
                     for k in kids:  # (no max(): this loop is hot)
                         if k[5] > height:  # noqa: PLR1730
