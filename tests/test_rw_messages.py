@@ -199,3 +199,51 @@ theorem use (R n : Nat) (hR : 0 < R) (e Y : Fin R → Vec n) (he : ∀ (r : Fin 
     assert vs["lift"].verdict == "proved" and vs["use"].verdict == "unknown"
     reason = vs["use"].reason
     assert "it matches `g n 2 (e r)`" in reason and "g n 2 r" not in reason, reason
+
+
+def test_a_family_reading_one_replica_is_named(tmp_path: Path) -> None:
+    """Eighty-ninth review: a replica family that ignores its own index (`fun q => … X r`,
+    every replica reading replica `r`) passed where a lemma needs `∀ r', xr r' = shard … r'`
+    was blamed on a goal hypothesis of the same name, which was right.  The miss now says the
+    instance's side does not depend on its own index but on the goal's `r`.  The statement is
+    false (refuted with the search on); the same call with the family's own index is proved."""
+    root = _write(tmp_path, {"t.lemma": """\
+def avg (R n : Nat) (f : Fin R → Vec n) : Vec n := fun (i : Fin n) => (1 / R) * (∑ (q : Fin R), f q i)
+theorem avg_shard (R N n : Nat) (xr : Fin R → Vec (N * n)) (X : Vec ((R * N) * n))
+    (hx : ∀ (r : Fin R), xr r = shard R N n X r) :
+    avg R (N * n) xr = avg R (N * n) (fun (q : Fin R) => shard R N n X q) := by norm
+theorem use (R N n : Nat) (X : Vec ((R * N) * n)) (r : Fin R) :
+    avg R (N * n) (fun (q : Fin R) => shard R N n X r)
+      = fun (i : Fin (N * n)) => (1 / R) * (∑ (q : Fin R), shard R N n X q i) := by rw [avg_shard]
+theorem use_ok (R N n : Nat) (X : Vec ((R * N) * n)) :
+    avg R (N * n) (fun (q : Fin R) => shard R N n X q)
+      = avg R (N * n) (fun (q : Fin R) => shard R N n X q) := by rw [avg_shard]
+"""})
+    vs = _verdicts(root, search_seconds=0)
+    assert vs["use_ok"].verdict == "proved" and vs["use"].verdict == "unknown"
+    assert "its left side does not depend on `r'` but on the goal's `r`" in vs["use"].reason, \
+        vs["use"].reason
+    assert _verdicts(root, search_seconds=2)["use"].verdict == "refuted"
+
+
+def test_where_the_sides_differ_after_a_script_is_named(tmp_path: Path) -> None:
+    """Eighty-ninth review: a block with two weight fields swapped on the replica side ran its
+    whole script and then `norm` gave up on its budget, naming no place.  Once a script's steps
+    have all run and the equation is not decided, the reason names where its two sides first
+    differ, unfolding a definition met against something else (`twice n b` here, down to
+    `b`).  A bare `norm` (no steps) keeps its reason as it was."""
+    root = _write(tmp_path, {"t.lemma": """\
+def dbl (n : Nat) (v : Vec n) : Vec n := fun (i : Fin n) => 2 * v i
+def twice (n : Nat) (v : Vec n) : Vec n := dbl n v
+theorem d1 (n : Nat) (a b : Vec n) : dbl n a = dbl n b := by unfold [dbl]; norm
+theorem d2 (n : Nat) (a b : Vec n) : dbl n a = twice n b := by unfold [dbl]; norm
+theorem d3 (n : Nat) (a b : Vec n) : dbl n a = twice n b := by norm
+theorem d4 (n : Nat) (a : Vec n) : dbl n a = twice n a := by unfold [dbl]; norm
+"""})
+    vs = _verdicts(root, search_seconds=0)
+    assert {k: v.verdict for k, v in vs.items()} == {
+        "d1": "unknown", "d2": "unknown", "d3": "unknown", "d4": "proved"}
+    for name in ("d1", "d2"):
+        assert "after the script's steps the two sides first differ at `a` against `b`" in \
+            vs[name].reason, vs[name].reason
+    assert "first differ" not in vs["d3"].reason, vs["d3"].reason

@@ -73,6 +73,7 @@ class Attempt:
     ktrace: list[dict[str, Any]] = field(default_factory=list)   # what the kernel replays
     cites: str | None = None          # the cited theorem that is not proved (the proof stopped)
     stopped: bool = False             # the script broke at one of its tactics (the reason)
+    final: T.Term | None = None       # the goal its script's steps reached, when it ran them all
 
 
 # A goal that rewriting may build, as a tree (the library's largest: under 2,000 nodes).
@@ -643,9 +644,10 @@ def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
             steps.append({"rule": "defeq", "at": "", "detail": "closed up to unfolding"})
             ktrace.append({"rule": "defeq"})
             return Attempt(True, ctx=pr.ctx, lemmas=lemmas, steps=steps, ktrace=ktrace)
+        final = goal.stmt if steps else None
         res = pr.run(goal.stmt, cur_types)
         ktrace.append({"rule": "norm"})
-        res.lemmas, res.steps, res.ktrace = lemmas, steps, ktrace
+        res.lemmas, res.steps, res.ktrace, res.final = lemmas, steps, ktrace, final
         return res
     except tac.TacticError as e:
         out = Attempt(False, str(e), None, pr.ctx, lemmas, steps)
@@ -661,6 +663,7 @@ def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
         out = Attempt(False, "the term is nested too deeply for the normaliser", None, pr.ctx,
                       lemmas, steps)
     out.stopped = scripted
+    out.final = None if scripted or not steps else goal.stmt
     return out
 
 
@@ -809,8 +812,8 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: Checker, options: Options) -
         if at.stopped and at.reason:      # where the script broke, as `unknown` would say it
             v.stopped, v.trace = _clip_terms(at.reason), list(at.steps)
         return v
-    reason = "; ".join([at.reason or "not proved"] + notes + _refuted_root(at.cites, genv,
-                                                                          checker))
+    reason = "; ".join([at.reason or "not proved"] + _where_sides_differ(at.final, genv) +
+                       notes + _refuted_root(at.cites, genv, checker))
     hint = _missing_side_conditions(g, at.residual)
     if hint:
         reason += f"; the residual keeps a reciprocal: needs {hint}"
@@ -840,6 +843,49 @@ def _untyped_attempt(g: GlobalDecl, genv: GlobalEnv, options: Options,
         return None
     failure, kernel = replay_in_kernel(g, genv, at.ktrace, checker)
     return (at, (failure, kernel)) if failure is None else None
+
+
+def _where_sides_differ(final: T.Term | None, genv: GlobalEnv) -> list[str]:
+    """Where the two sides of the equation a script's steps reached first differ, walking both
+    alike and unfolding a definition met against something else (the eighty-ninth review: a
+    swapped weight field in a block, every `rw` applied, then `norm` out of budget, named no
+    place; `b0MbResid_dg` against `b0MbResid_zbb`, or `R • T` against `N • T`, is the place)."""
+    from .rewrite.tactics import _first_difference, _Same, unfold_head
+    body = final
+    while isinstance(body, T.Forall):
+        body = body.body
+    if not (isinstance(body, T.Cmp) and body.op == "="):
+        return []
+    head = lambda t: t.fn if isinstance(t, T.App) else t     # noqa: E731
+    try:
+        lhs, rhs = body.lhs, body.rhs
+        a, b = _first_difference(lhs, rhs, _Same(genv))
+        for _ in range(8):           # (each round unfolds one definition where they differ)
+            if head(a) == head(b):
+                break
+            ub, ua = unfold_head(b, genv), unfold_head(a, genv)   # (the right side first:
+            if ub is not None:                                  # the program as written)
+                rhs = _replaced(rhs, b, ub)
+            elif ua is not None:
+                lhs = _replaced(lhs, a, ua)
+            else:
+                break
+            a, b = _first_difference(lhs, rhs, _Same(genv))
+    except (RecursionError, ValueError, TypeError, AttributeError, KeyError):
+        return []            # (a courtesy: the reason stands without it)
+    if a is lhs or a == b:
+        return []
+    return [f"after the script's steps the two sides first differ at `{_clip(pretty(a), 120)}` "
+            f"against `{_clip(pretty(b), 120)}`"]
+
+
+def _replaced(t: T.Term, old: T.Term, new: T.Term) -> T.Term:
+    """``t`` with the very subterm ``old`` (by identity) replaced by ``new``."""
+    return new if t is old else t.map_children(lambda c: _replaced(c, old, new))
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit] + " …"
 
 
 def _clip_terms(text: str, limit: int = 160) -> str:

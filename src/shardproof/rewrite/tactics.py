@@ -671,6 +671,9 @@ def _hyp_hint(h: T.Term, sub: dict[str, T.Term], goal: Goal, rule: RwRule) -> st
                     + (", with the sides swapped" if pat is swapped else "")
                     + f"; state it pointwise: `{want}`")
     inst = beta(inst)
+    blind = _blind_side(inst, goal)
+    if blind:
+        return blind
     open_ = rule.vars - set(sub)
     for gname, gh in goal.hyps:          # (a variable of the lemma still open matches anything)
         same = _Same(goal.genv, open_, rule.size_vars)
@@ -680,6 +683,27 @@ def _hyp_hint(h: T.Term, sub: dict[str, T.Term], goal: Goal, rule: RwRule) -> st
                                              **same.sub})
             return (f"the goal's `{gname}` has `{_clip(pretty(d[1]), 120)}` where it needs "
                     f"`{_clip(pretty(need), 120)}`")
+    return None
+
+
+def _blind_side(inst: T.Term, goal: Goal) -> str | None:
+    """`∀ r', lhs = rhs` where one side reads the goal's own index `r` and not `r'`, the other
+    `r'`: a family that ignores its own index (every replica reading replica `r`) — say so.
+    (The eighty-ninth review: such a bug was blamed on the goal's hypothesis of the same name,
+    which was right.)"""
+    if not (isinstance(inst, T.Forall) and isinstance(inst.body, T.Cmp)):
+        return None
+    own = {b.name for b in inst.binders}
+    sides = {"left": inst.body.lhs, "right": inst.body.rhs}
+    reads = {k: T.free_names(v) for k, v in sides.items()}
+    for k, names in reads.items():
+        other = reads["right" if k == "left" else "left"]
+        outer = sorted(names & set(goal.fin_bounds) - own)
+        if outer and not names & own and other & own:
+            idx = "`, `".join(sorted(own & other))
+            return (f"its {k} side does not depend on `{idx}` but on the goal's `{outer[0]}`: "
+                    f"is a family `fun (q : Fin …) => …` reading `{outer[0]}` where it should "
+                    "read its own index `q` (every replica reading one replica)?")
     return None
 
 
