@@ -8,7 +8,8 @@ Per net:
   loaded and proved once per run of `shardproof check lemmas/`, and sympy's import, which
   the range check may need once per process: ~0.3 s), `templates` and `net`;
   `symbolic` = templates + net (the per-net cost once the kit is loaded) and `symbolic_cold`
-  = all three.  Target: `symbolic` < 3 s.
+  = all three.  Target: `symbolic` < 3 s.  `symbolic` is also split into reading and
+  elaborating the files (`read`), the engine, and the kernel's replay.
 * **parity**: :func:`shardproof.parity.run_parity` at R = 2, N = 2, 32 × 32 (``--base 7``:
   224 × 224), real widths: the replica programs and the single-device program forward and
   backward, numerically — in a child process whose BLAS is pinned to one thread
@@ -59,6 +60,40 @@ def _check(ck: Checker, files) -> tuple[float, int, int]:
     return time.perf_counter() - t, n, bad
 
 
+class _Phases:
+    """Time spent reading and elaborating files (`Checker.load`), in the engine (`decide`
+    without its replays) and in the kernel's replay (`replay_in_kernel`), while active: the
+    three wrapped for the duration, then put back."""
+
+    def __init__(self) -> None:
+        self.acc = {"load": 0.0, "decide": 0.0, "replay": 0.0}
+
+    def __enter__(self) -> "_Phases":
+        from shardproof import check, prove
+        self.saved = [(check.Checker, "load"), (prove, "decide"), (prove, "replay_in_kernel")]
+        self.orig = [getattr(o, n) for o, n in self.saved]
+        for (owner, name), tag, f in zip(self.saved, ("load", "decide", "replay"), self.orig):
+            setattr(owner, name, self._timed(f, tag))
+        return self
+
+    def _timed(self, f, tag: str):
+        def g(*a, **k):
+            t = time.perf_counter()
+            try:
+                return f(*a, **k)
+            finally:
+                self.acc[tag] += time.perf_counter() - t
+        return g
+
+    def __exit__(self, *exc) -> None:
+        for (owner, name), f in zip(self.saved, self.orig):
+            setattr(owner, name, f)
+
+    def split(self) -> dict:
+        return {"load_s": self.acc["load"], "engine_s": self.acc["decide"] - self.acc["replay"],
+                "replay_s": self.acc["replay"]}
+
+
 def symbolic(key: str, root: Path) -> dict:
     net = NETS[key]
     names: list[str] = []
@@ -73,11 +108,12 @@ def symbolic(key: str, root: Path) -> dict:
     arith.sp()     # sympy (the range check's fallback), once per process: a shared cost too
     _check(ck, shared)
     t_shared = time.perf_counter() - t0    # sympy's import + kit + ops, each counted once
-    t_tmpl, n_t, bad_t = _check(ck, tmpl)
-    t_net, n_n, bad_n = _check(ck, own)
+    with _Phases() as phases:
+        t_tmpl, n_t, bad_t = _check(ck, tmpl)
+        t_net, n_n, bad_n = _check(ck, own)
     return {"shared_s": t_shared, "templates_s": t_tmpl, "net_s": t_net,
             "symbolic_s": t_tmpl + t_net, "symbolic_cold_s": t_shared + t_tmpl + t_net,
-            "theorems": n_t + n_n, "not_proved": bad_t + bad_n}
+            "theorems": n_t + n_n, "not_proved": bad_t + bad_n, **phases.split()}
 
 
 def synthetic_net(units: int) -> Net:
@@ -204,7 +240,9 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(row)
             if not a.json:
                 print(f"{key:16s} symbolic {row['symbolic_s']:6.2f}s (templates "
-                      f"{row['templates_s']:.2f} + net {row['net_s']:.2f}; with kit "
+                      f"{row['templates_s']:.2f} + net {row['net_s']:.2f} = read "
+                      f"{row['load_s']:.2f} + engine {row['engine_s']:.2f} + replay "
+                      f"{row['replay_s']:.2f}; with kit "
                       f"{row['symbolic_cold_s']:.2f})  {row['theorems']} theorems, "
                       f"{row['not_proved']} not proved"
                       + ("" if a.no_parity else
