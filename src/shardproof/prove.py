@@ -825,9 +825,11 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: Checker, options: Options) -
 # The size facts the kernel replays, where the engine decides more (`0 ≠ N`, `N + 1 ≠ 0`,
 # `N ≤ N + 1`: the eighty-eighth review found such statements `unknown` with the kernel's
 # "a statement of the form Cmp" alone as the reason).
-_SIZE_FACT_FORMS = ("the kernel replays a size fact written `m ≠ 0` or `0 < m`, `m` a product "
-                    "of sizes the hypotheses make nonzero: `N ≠ 0`, not `0 ≠ N`; a sum, or "
-                    "`≤`, is not replayed, and `--no-replay` shows what the engine alone decides")
+_SIZE_FACT_FORMS = ("the kernel replays a size fact written `m ≠ 0` or `0 < m` (`m > 0`, "
+                    "`1 ≤ m`, `m ≥ 1` read as `0 < m`), `m` a product of sizes the hypotheses "
+                    "make nonzero: `N ≠ 0`, not `0 ≠ N`; other comparisons (`N + 1 ≠ 0`, "
+                    "`N ≤ N + 1`) are not replayed, and `--no-replay` shows what the engine "
+                    "alone decides")
 
 
 def _untyped_attempt(g: GlobalDecl, genv: GlobalEnv, options: Options,
@@ -858,8 +860,10 @@ def _where_sides_differ(final: T.Term | None, genv: GlobalEnv) -> list[str]:
         return []
     head = lambda t: t.fn if isinstance(t, T.App) else t     # noqa: E731
     try:
+        # (not into binder forms: there the right side would print under the left side's
+        # binder names, and the engine's renamed-apart `j~1`: the ninetieth review)
         lhs, rhs = body.lhs, body.rhs
-        a, b = _first_difference(lhs, rhs, _Same(genv))
+        a, b = _first_difference(lhs, rhs, _Same(genv), binders=False)
         for _ in range(8):           # (each round unfolds one definition where they differ)
             if head(a) == head(b):
                 break
@@ -870,13 +874,14 @@ def _where_sides_differ(final: T.Term | None, genv: GlobalEnv) -> list[str]:
                 lhs = _replaced(lhs, a, ua)
             else:
                 break
-            a, b = _first_difference(lhs, rhs, _Same(genv))
+            a, b = _first_difference(lhs, rhs, _Same(genv), binders=False)
     except (RecursionError, ValueError, TypeError, AttributeError, KeyError):
         return []            # (a courtesy: the reason stands without it)
-    if a is lhs or a == b:
+    here, there = _clip(pretty(a), 120), _clip(pretty(b), 120)
+    if a is lhs or a == b or "~" in here + there:     # (an engine's name: not the user's text)
         return []
-    return [f"after the script's steps the two sides first differ at `{_clip(pretty(a), 120)}` "
-            f"against `{_clip(pretty(b), 120)}`"]
+    return [f"after the script's steps the two sides first differ at `{here}` against "
+            f"`{there}`"]
 
 
 def _replaced(t: T.Term, old: T.Term, new: T.Term) -> T.Term:

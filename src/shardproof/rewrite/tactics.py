@@ -792,10 +792,11 @@ def _differs_in_one_side(need: T.Term, gh: T.Term, same: _Same
     return None
 
 
-def _first_difference(a: T.Term, b: T.Term, same: _Same) -> tuple[T.Term, T.Term]:
+def _first_difference(a: T.Term, b: T.Term, same: _Same, binders: bool = True
+                      ) -> tuple[T.Term, T.Term]:
     """Walk two different terms of the same shape down to the first place they differ (into an
     arithmetic operand only where both are alike: `R * (R * B)` against `R * B`, not `R * B`
-    against `B`)."""
+    against `B`; into binder forms, `b`'s binders renamed to `a`'s, only with ``binders``)."""
     while True:
         ka = kb = None
         if isinstance(a, T.App) and isinstance(b, T.App) and len(a.args) == len(b.args):
@@ -805,7 +806,7 @@ def _first_difference(a: T.Term, b: T.Term, same: _Same) -> tuple[T.Term, T.Term
         elif isinstance(a, (T.Neg, T.Ite, T.And, T.VecLit, T.Index)) and type(a) is type(b) \
                 and len(a.children()) == len(b.children()):
             ka, kb = list(a.children()), list(b.children())
-        elif isinstance(a, (T.Lam, T.Sum, T.Forall)):
+        elif binders and isinstance(a, (T.Lam, T.Sum, T.Forall)):
             got = _renamed_apart(a, b)
             if got is not None:
                 ka = [x for x, _ in got[0]] + [a.body]
