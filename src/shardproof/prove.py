@@ -852,7 +852,7 @@ def _where_sides_differ(final: T.Term | None, genv: GlobalEnv) -> list[str]:
     alike and unfolding a definition met against something else (the eighty-ninth review: a
     swapped weight field in a block, every `rw` applied, then `norm` out of budget, named no
     place; `b0MbResid_dg` against `b0MbResid_zbb`, or `R • T` against `N • T`, is the place)."""
-    from .rewrite.tactics import _first_difference, _Same, unfold_head
+    from .rewrite.tactics import _clip, _first_difference, _Same, unfold_head
     body = final
     while isinstance(body, T.Forall):
         body = body.body
@@ -875,9 +875,9 @@ def _where_sides_differ(final: T.Term | None, genv: GlobalEnv) -> list[str]:
             else:
                 break
             a, b = _first_difference(lhs, rhs, _Same(genv), binders=False)
+        here, there = _clip(pretty(a), 120), _clip(pretty(b), 120)
     except (RecursionError, ValueError, TypeError, AttributeError, KeyError):
         return []            # (a courtesy: the reason stands without it)
-    here, there = _clip(pretty(a), 120), _clip(pretty(b), 120)
     if a is lhs or a == b or "~" in here + there:     # (an engine's name: not the user's text)
         return []
     return [f"after the script's steps the two sides first differ at `{here}` against "
@@ -887,10 +887,6 @@ def _where_sides_differ(final: T.Term | None, genv: GlobalEnv) -> list[str]:
 def _replaced(t: T.Term, old: T.Term, new: T.Term) -> T.Term:
     """``t`` with the very subterm ``old`` (by identity) replaced by ``new``."""
     return new if t is old else t.map_children(lambda c: _replaced(c, old, new))
-
-
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[:limit] + " …"
 
 
 def _clip_terms(text: str, limit: int = 160) -> str:
