@@ -16,14 +16,10 @@ NETS: dict[str, Net] = {m.NET.key: m.NET for m in
 
 
 def templates() -> list[Template]:
-    out: list[Template] = []
-    seen: set[str] = set()
-    for net in NETS.values():
-        for b in net.blocks:
-            if b.template.name not in seen:
-                seen.add(b.template.name)
-                out.append(b.template)
-    return out
+    """The block templates of all the nets, each once, in render order; a ValueError when two
+    different templates share a name or a template is ill-formed (naming the net and block)."""
+    from .render import net_templates        # (lazily: `render` is the heavy module)
+    return net_templates(list(NETS.values()))
 
 
 def __getattr__(name: str):

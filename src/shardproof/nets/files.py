@@ -14,6 +14,7 @@ from .render import (
     GEN_NOTE,
     NetRenderer,
     TemplateInfo,
+    net_templates,
     render_blocks,
     render_negative,
     render_negative_step,
@@ -58,8 +59,9 @@ def render_net(net: Net, root: str | Path, *, negatives: bool = False) -> list[P
     ``root`` must be a lemma root (``.lemmaroot``) holding the kit (``kit/``) and the network
     ops (``nets/ops.lemma``) the files import: copy them from the repository's ``lemmas/``.
     A ``census`` or ``bn_sites`` of 0 takes the rendered counts; any other value must match
-    them.  Raises ``ValueError`` when the blocks do not fit together (naming the block), and
-    for a key or template name that is no plain identifier."""
+    them.  Raises ``ValueError`` when the blocks do not fit together, when a template is
+    ill-formed or two different templates share a name (naming the net, the block and the
+    template), and for a key or template name that is no plain identifier."""
     root = Path(root)
     # the key and the template names become file names under the root and words of a comment:
     # plain identifiers only (a key `../x` wrote outside the root: the seventieth review)
@@ -80,12 +82,7 @@ def render_net(net: Net, root: str | Path, *, negatives: bool = False) -> list[P
             raise ValueError(f"the net {net.key!r} says {name}={getattr(net, name)}, but its "
                              f"blocks have {n}")
     net = replace(net, **counts)
-    used: list[str] = []
-    for b in net.blocks:
-        if b.template.name not in used:
-            used.append(b.template.name)
-    files, infos = render_blocks([next(b.template for b in net.blocks if b.template.name == n)
-                                  for n in used])
+    files, infos = render_blocks(net_templates([net]))
     nr = NetRenderer(net, infos)
     files[f"nets/{net.key}.lemma"] = nr.render_fwd() + "\n"
     files[f"nets/{net.key}_step.lemma"] = nr.render_step() + "\n"

@@ -26,6 +26,7 @@ hypotheses discharge), so every citation rewrites the instance the script means.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import operator
@@ -128,62 +129,93 @@ class Trace:
     bn_spatials: list[tuple[str, str]]
 
 
+def _shape_text(s: Shape) -> str:
+    """A shape in a description error: `oc` channels at spatial level 1, or flat."""
+    if s.sp == FLAT:
+        return f"`{s.c}` channels, flat (after global average pooling)"
+    if s.sp == ONE:
+        return f"`{s.c}` channels as 1 × 1 pixels"
+    return f"`{s.c}` channels at spatial level {s.sp}"
+
+
 def _step_shape(layer: Layer, s: Shape) -> tuple[Shape, list[tuple[str, str]]]:
+    """The shape after `layer` and its parameters' sizes; a ValueError (for `trace` to place)
+    when the layer cannot take its input: these are description mistakes, not renderer bugs."""
     c = s.c
+    spatial = isinstance(s.sp, int)
+
+    def need(ok: bool, what: str) -> None:
+        if not ok:
+            raise ValueError(f"{layer} takes {what}, but its input is {_shape_text(s)}")
     if isinstance(layer, Conv):
         if layer.kind == "conv":
+            need(s.sp != FLAT, "an image")
             out = Shape(layer.cout, s.sp)
         else:
-            assert isinstance(s.sp, int) and s.sp >= 1, (layer, s)
+            need(spatial and s.sp >= 1, "an image at spatial level ≥ 1 (it halves the extent; "
+                 "the block's output extents h, w are level 0: raise `level_in`)")
             out = Shape(layer.cout, s.sp - 1)
         return out, [(layer.W, f"{layer.cout} * {c} * {layer.k} * {layer.k}")]
     if isinstance(layer, DW):
         if layer.kind == "conv":
+            need(s.sp != FLAT, "an image")
             out = Shape(c, s.sp)
         else:
-            assert isinstance(s.sp, int) and s.sp >= 1, (layer, s)
+            need(spatial and s.sp >= 1, "an image at spatial level ≥ 1 (it halves the extent; "
+                 "the block's output extents h, w are level 0: raise `level_in`)")
             out = Shape(c, s.sp - 1)
         return out, [(layer.W, f"{c} * {layer.k} * {layer.k}")]
     if isinstance(layer, BN):
-        assert s.sp != FLAT
+        need(s.sp != FLAT, "an image")
         return s, [(layer.g, c), (layer.bt, c)]
     if isinstance(layer, Act):
         return s, []
     if isinstance(layer, SE):
-        assert isinstance(s.sp, int)
+        need(spatial, "an image")
         q = layer.q
         return s, [(layer.Wa, f"{c} * {q}"), (layer.ba, q), (layer.Wb, f"{q} * {c}"),
                    (layer.bb, c)]
     if isinstance(layer, MaxPool):
-        assert isinstance(s.sp, int) and s.sp >= 1
+        need(spatial and s.sp >= 1, "an image at spatial level ≥ 1 (it halves the extent; the "
+             "block's output extents h, w are level 0: raise `level_in`)")
         return Shape(c, s.sp - 1), []
     if isinstance(layer, GAP):
-        assert isinstance(s.sp, int)
+        need(spatial, "an image")
         return Shape(c, FLAT), []
     if isinstance(layer, ToPixel):
-        assert s.sp == FLAT
+        need(s.sp == FLAT, "a flat activation")
         return Shape(c, ONE), []
     if isinstance(layer, FromPixel):
-        assert s.sp == ONE
+        need(s.sp == ONE, "1 × 1 pixels (after ToPixel)")
         return Shape(c, FLAT), []
     if isinstance(layer, Dense):
-        assert s.sp == FLAT
+        need(s.sp == FLAT, "a flat activation (after GAP)")
         return Shape(layer.cout, FLAT), [(layer.W, f"{c} * {layer.cout}"), (layer.b, layer.cout)]
     raise TypeError(layer)
 
 
 def trace(t: Template) -> Trace:
+    """The template's layers with their shapes.  A description mistake — a layer that cannot
+    take its input, a parameter name used twice, a skip whose shape is not the body's, an output
+    at another extent than the block's `h × w` — is a ValueError naming the template."""
     steps: list[Step] = []
     ptypes: dict[str, str] = {}
+    owner: dict[str, Layer] = {}
     bn_sp: list[tuple[str, str]] = []
 
     def run(layers, s: Shape, path: str) -> Shape:
         for layer in layers:
-            s2, ps = _step_shape(layer, s)
+            try:
+                s2, ps = _step_shape(layer, s)
+            except ValueError as exc:
+                raise ValueError(f"template {t.name!r}, {path}: {exc}") from None
             steps.append(Step(layer, path, s, s2, ps))
             for n, ty in ps:
-                assert n not in ptypes, f"{t.name}: parameter {n} twice"
-                ptypes[n] = ty
+                if n in ptypes:
+                    raise ValueError(f"template {t.name!r}: the parameter name {n!r} is used "
+                                     f"twice ({owner[n]} and {layer}): every parameter needs a "
+                                     "name of its own")
+                ptypes[n], owner[n] = ty, layer
             if isinstance(layer, BN):
                 hw = s.hw()
                 if hw not in bn_sp:
@@ -195,9 +227,98 @@ def trace(t: Template) -> Trace:
     sb = run(t.body, s0, "body")
     if t.skip is not None:
         ss = run(t.skip, s0, "skip") if t.skip else s0
-        assert ss == sb, f"{t.name}: skip {ss} vs body {sb}"
+        if ss != sb:       # the residual add adds two activations of one shape
+            skip = "the identity skip passes the input on" if not t.skip else "the skip gives"
+            raise ValueError(f"template {t.name!r}: the body gives {_shape_text(sb)}, but {skip} "
+                             f"as {_shape_text(ss)}: the residual add needs one shape (a block "
+                             "that changes the width or the extent needs a projection skip)")
     out = run(t.post, sb, "post")
+    if out.sp not in (0, FLAT):
+        raise ValueError(f"template {t.name!r}: the block gives {_shape_text(out)}; its output "
+                         "is at spatial level 0 (the extents h, w) or flat (a head)")
     return Trace(steps, out, ptypes, bn_sp)
+
+
+# Names a generated block file binds itself (its `variable` section, its theorems' own binders
+# and hypotheses, the replica variables of its `fun`s): a size binder of the same name would be
+# declared twice in the file
+_FILE_BINDERS = frozenset({"R", "N", "ε", "θb", "x", "xr", "X", "dy", "dys", "DY", "r", "r'",
+                           "rq", "rr", "i", "hR", "hx", "hdys"})
+_FILE_BINDER_FORMS = re.compile(r"(q|hm)[0-9]+")       # `fun (q1 : Fin R)`, `(hm0 : …)`
+
+
+def _used_sizes(t: Template) -> list[tuple[str, str]]:
+    """(binder or numeral, where) for every size the template's layers read."""
+    out = [(t.cin, "`cin`")]
+    for layer in t.layers():
+        for f in ("k", "cout", "q"):
+            v = getattr(layer, f, None)
+            if v is not None:
+                out.append((v, f"the {f} of {layer}"))
+    return out
+
+
+def check_template(t: Template) -> Trace:
+    """The template's trace, after checking its size binders: plain identifiers, distinct, none
+    a name the generated file binds itself, `h` and `w` among them, and every size a layer reads
+    declared (or a numeral).  A mistake is a ValueError naming the template."""
+    bad = [z for z in t.sizes if not _IDENT.fullmatch(z)]
+    if bad:
+        raise ValueError(f"template {t.name!r}: the size binder {bad[0]!r} is no plain "
+                         "identifier")
+    twice = sorted({z for z in t.sizes if t.sizes.count(z) > 1})
+    if twice:
+        raise ValueError(f"template {t.name!r}: the size binder {twice[0]!r} is declared twice "
+                         "in `sizes`")
+    taken = [z for z in t.sizes if z in _FILE_BINDERS or _FILE_BINDER_FORMS.fullmatch(z)]
+    if taken:
+        raise ValueError(f"template {t.name!r}: the size binder {taken[0]!r} is a name the "
+                         "generated file binds itself (the replica count R, the batch N, ε, "
+                         f"the replica index r, …: {', '.join(sorted(_FILE_BINDERS))}, q1, q2, "
+                         "…, hm0, hm1, …): rename it")
+    missing = [z for z in ("h", "w") if z not in t.sizes]
+    if missing:
+        raise ValueError(f"template {t.name!r}: `sizes` has no {' and no '.join(missing)}: "
+                         "the block's spatial extents are written with the binders h and w (its "
+                         "output h × w, its input 2^level_in · h × 2^level_in · w)")
+    for v, where in _used_sizes(t):
+        if not (str(v).isdigit() or v in t.sizes):
+            raise ValueError(f"template {t.name!r}: {where} is {v!r}, which is neither a "
+                             f"numeral nor one of its size binders {list(t.sizes)}: declare it "
+                             "in `sizes` (and give it in each block)")
+    return trace(t)
+
+
+def net_templates(nets: list[Net]) -> list[Template]:
+    """The templates the nets' blocks use, each once, in first use; each checked
+    (:func:`check_template`).  Templates are rendered into files named after them, so two
+    different templates of one name (within a net or across the nets rendered together) are an
+    error naming both blocks: one file could hold only one of them, and the other block would be
+    proved for a body it does not have.  A description mistake is a ValueError naming the net,
+    the block and the template."""
+    first: dict[str, tuple[Template, Net, Block]] = {}
+    out: list[Template] = []
+    for net in nets:
+        for b in net.blocks:
+            t = b.template
+            if t.name in first:
+                t0, net0, b0 = first[t.name]
+                if t != t0:
+                    differ = [f.name for f in dataclasses.fields(Template)
+                              if getattr(t, f.name) != getattr(t0, f.name)]
+                    raise ValueError(
+                        f"two different templates are named {t.name!r}: block {b0.prefix!r} of "
+                        f"net {net0.key!r} and block {b.prefix!r} of net {net.key!r} (they "
+                        f"differ in {', '.join(differ)}); both would be rendered into "
+                        f"nets/blocks/{t.name}.lemma: rename one")
+                continue
+            try:
+                check_template(t)
+            except ValueError as exc:
+                raise ValueError(f"net {net.key!r}, block {b.prefix!r}: {exc}") from None
+            first[t.name] = (t, net, b)
+            out.append(t)
+    return out
 
 
 # --------------------------------------------------------------------------- global terms
@@ -557,8 +678,6 @@ class TemplateInfo:
 
 def materialize(t: Template, fn: Callable[[str], str]) -> Template:
     """The template with every parameter name replaced by `fn(name)` (a term)."""
-    import dataclasses
-
     def m(layer: Layer) -> Layer:
         fields = {}
         for f in ("W", "g", "bt", "b", "Wa", "ba", "Wb", "bb"):
@@ -649,7 +768,7 @@ class TemplateRenderer:
 
     def __init__(self, t: Template) -> None:
         self.orig = t
-        tr0 = trace(t)
+        tr0 = check_template(t)
         self.pnames = [p for p in t.params()]
         self.ptypes = tr0.param_types
         self.PT = _compact_sum([self.ptypes[p] for p in self.pnames])
