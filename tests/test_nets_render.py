@@ -1,7 +1,8 @@
 """Description mistakes in the network renderer are named, not rendered (the ninety-first review).
 
-* two different templates of one name — in one net, or across the nets rendered together — are
-  refused, naming both blocks, instead of one body being proved for every block of that name;
+* two different templates of one name — in one net, across the nets rendered together, or a
+  block file already in the lemma root with another body — are refused, naming both blocks or
+  the file, instead of one body being proved for every block of that name;
 * a template the renderer cannot render (a widening block with an identity skip, a parameter
   name used twice, a size binder not declared, a size binder named like one the generated file
   binds itself) is a ValueError naming the net, the block and the template, and
@@ -82,6 +83,38 @@ def test_two_templates_of_one_name_across_the_nets_are_refused(monkeypatch, caps
         assert nets_main(argv) == 2
         err = capsys.readouterr().err
         assert re.search(want, err) and "Traceback" not in err, err
+
+
+def test_a_block_file_with_another_body_is_not_overwritten(root: Path, capsys) -> None:
+    """Review 91's collide2: a second net rendered into the same root rewrote
+    `nets/blocks/r34Id.lemma` under the first net, which then was proved about the new body."""
+    render_net(_net("first", Block(BASIC_ID, "b1", {"c": 4, "k": 3})), root)
+    block = root / "nets" / "blocks" / "r34Id.lemma"
+    before = block.read_text(encoding="utf-8")
+    with pytest.raises(ValueError, match=re.escape(str(block)) + r": a block named 'r34Id' "
+                                         r"already exists there with another body"):
+        render_net(_net("second", Block(ID6, "b1", {"c": 4, "k": 3})), root)
+    assert block.read_text(encoding="utf-8") == before
+    assert not (root / "nets" / "second.lemma").exists()     # nothing of it written
+    # the same template in another net shares the file, as it is
+    assert {p.name for p in render_net(_net("third", Block(BASIC_ID, "b1", {"c": 8, "k": 1}),
+                                            width=8), root)} == {"third.lemma", "third_step.lemma"}
+    assert block.read_text(encoding="utf-8") == before
+    # `render --out` renders the repository's nets: their resStem, r34Id and resHead are the
+    # bodies already there (written by render_net, with another note), so they stay as they are
+    assert nets_main(["render", "--out", str(root)]) == 0
+    assert block.read_text(encoding="utf-8") == before
+    assert (root / "nets" / "resnet34.lemma").exists()
+    # ... but a block file of one of their names with another body stops it, before any write
+    shutil.rmtree(root / "nets" / "blocks")
+    (root / "nets" / "resnet34.lemma").unlink()
+    render_net(_net("second", Block(ID6, "b1", {"c": 4, "k": 3})), root)
+    capsys.readouterr()
+    assert nets_main(["render", "--out", str(root)]) == 2
+    err = capsys.readouterr().err
+    assert f"{block}: a block named 'r34Id' already exists there with another body" in err, err
+    assert "relu6" in block.read_text(encoding="utf-8")
+    assert not (root / "nets" / "resnet34.lemma").exists()
 
 
 def test_the_repository_render_is_unchanged() -> None:

@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .files import render_all, render_negatives
+from .files import refuse_other_blocks, render_all, render_negatives
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,10 +33,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     root = Path(args.out) if args.out else repo / "lemmas"
     try:
-        targets = [(root / rel, text) for rel, text in render_all().items()]
+        files = render_all()
+        if args.out and not args.check:    # another root may hold other nets' blocks
+            files = refuse_other_blocks(root, files)
+        targets = [(root / rel, text) for rel, text in files.items()]
         if not args.out:
             targets += [(repo / "tests" / rel, text) for rel, text in render_negatives().items()]
-    except ValueError as exc:       # a description that does not fit together (a block's sizes)
+    except ValueError as exc:       # a description mistake (naming the block), or a clash
         print(f"python -m shardproof.nets: error: {exc}", file=sys.stderr)
         return 2
     stale = []

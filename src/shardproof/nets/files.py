@@ -36,6 +36,38 @@ def render_all() -> dict[str, str]:
     return out
 
 
+_NOTE_LINE = re.compile(r"^GENERATED FILE — do not edit\..*$", re.M)
+
+
+def refuse_other_blocks(root: Path, files: dict[str, str]) -> dict[str, str]:
+    """Before writing ``files`` ({path under root: text}) into a lemma root that may hold other
+    nets: a block file ``nets/blocks/T.lemma`` already there with another body is another
+    template of the name ``T`` (another net's, or an earlier version of this description), and
+    the nets importing it would silently be proved about this one.  A ValueError naming the
+    files; nothing is overwritten (the user renames the template or deletes the file).  Returns
+    ``files`` without the block files already there with the same body (their generated notes
+    may differ: `render --out` and `render_net` write different ones), which stay as they are."""
+    def body(text: str) -> str:
+        return _NOTE_LINE.sub("", text, count=1)
+    clash, same = [], set()
+    for rel, text in files.items():
+        p = root / rel
+        if rel.startswith("nets/blocks/") and p.exists():
+            old = p.read_text(encoding="utf-8")
+            if body(old) != body(text):
+                clash.append(p)
+            elif old != text:
+                same.add(rel)
+    if clash:
+        raise ValueError(
+            f"{', '.join(map(str, clash))}: a block named "
+            f"{', '.join(repr(p.stem) for p in clash)} already exists there with another body "
+            "(another net's template of that name, or an earlier version of this one); it is "
+            "not overwritten, since the nets that import it would then be proved about this "
+            "body: rename the template, or delete the file if no net there uses the old body")
+    return {rel: text for rel, text in files.items() if rel not in same}
+
+
 def render_negatives() -> dict[str, str]:
     """The must-fail files, {path under tests/: text}: per net, the forward tie with per-replica
     BatchNorm (`<net>_perreplica.lemma`) and the step tie with every replica's loss divided by
@@ -54,7 +86,9 @@ def render_net(net: Net, root: str | Path, *, negatives: bool = False) -> list[P
     tie (``nets/<key>_step.lemma``); with ``negatives``, also the two must-fail files (plain DDP
     without SyncBatchNorm, and the loss divided by the global batch) under ``negative/``, which
     ``shardproof check ROOT/nets`` leaves out.  Returns the paths written (a file already
-    holding the same text is not rewritten).
+    holding the same text is not rewritten).  A block file already there with another body
+    (another net's template of the same name, or an earlier version of this one) is not
+    overwritten: a ValueError names it, and nothing is written.
 
     ``root`` must be a lemma root (``.lemmaroot``) holding the kit (``kit/``) and the network
     ops (``nets/ops.lemma``) the files import: copy them from the repository's ``lemmas/``.
@@ -93,10 +127,18 @@ def render_net(net: Net, root: str | Path, *, negatives: bool = False) -> list[P
     note = (f"GENERATED FILE — do not edit.  Written by `shardproof.nets.render_net` from the "
             f"description of `{net.key}` (see `docs/networks.md`, Adding a network); render it "
             "again after changing the description.")
+    # a block file is shared by every net of the root that uses the template: it names no net,
+    # so that a second net using the same template finds the same text
+    block_note = ("GENERATED FILE — do not edit.  Written by `shardproof.nets.render_net` from "
+                  "a net's description (see `docs/networks.md`, Adding a network); every net "
+                  "rendered into this lemma root that uses a template of this name imports it, "
+                  "and `render_net` does not overwrite it with another body.")
+    files = {rel: text.replace(GEN_NOTE, block_note if rel.startswith("nets/blocks/") else note)
+             .replace("the repository's census", "its census") for rel, text in files.items()}
+    files = refuse_other_blocks(root, files)
     written = []
     for rel, text in files.items():
         p = root / rel
-        text = text.replace(GEN_NOTE, note).replace("the repository's census", "its census")
         if not p.exists() or p.read_text(encoding="utf-8") != text:
             p.parent.mkdir(parents=True, exist_ok=True)
             p.write_text(text, encoding="utf-8")
