@@ -7,6 +7,8 @@
   name used twice, a size binder not declared, a size binder named like one the generated file
   binds itself) is a ValueError naming the net, the block and the template, and
   `python -m shardproof.nets render` prints it and exits 2 (no traceback);
+* `docs/networks.md` shows how to run parity on a net of your own, and says what checking the
+  must-fail files gives (blocks refuted, whole-net statements `unknown` naming the block).
 """
 
 from __future__ import annotations
@@ -197,3 +199,44 @@ def test_the_checks_are_no_asserts() -> None:
     out = subprocess.run([sys.executable, "-O", "-c", code], cwd=REPO, capture_output=True,
                          text=True, timeout=120)
     assert out.stdout.startswith("named: template 'wideId'"), out.stdout + out.stderr
+
+
+# --------------------------------------------------------------------------- C: the docs
+
+def _adding_a_network() -> str:
+    text = (REPO / "docs" / "networks.md").read_text(encoding="utf-8")
+    return text[text.index("## Adding a network"):text.index("## The negative: plain DDP")]
+
+
+def test_the_docs_run_parity_on_a_net_of_your_own() -> None:
+    """The outside-the-repository path shows how to run parity and the backward check on your
+    own net: its snippet runs, on a small net, and passes."""
+    blocks = re.findall(r"```python\n(.*?)```", _adding_a_network(), re.S)
+    snippet = next((b for b in blocks if "run_parity" in b), None)
+    assert snippet, "no snippet running parity on your own net"
+    snippet = "\n".join(line[3:] for line in snippet.splitlines())      # the list's indent
+    assert "check_backward=True" in snippet
+    env = {"NET": _net("mine", Block(BASIC_ID, "b1", {"c": 4, "k": 3}))}
+    exec(compile(snippet, "docs/networks.md", "exec"), env)             # its asserts pass
+    assert env["report"].backward_fd_rel is not None
+
+
+def test_the_docs_say_what_checking_the_must_fail_files_gives(root: Path) -> None:
+    """Not "shown refuted": the block statements come out refuted, the prefixes and whole-net
+    statements `unknown` with a reason naming the refuted block lemma (or, for the unscaled
+    loss, the hypothesis lacking `R •`) — checked here on a small net of one's own."""
+    doc = " ".join(_adding_a_network().split())
+    assert "shows the must-fail files refuted" not in doc
+    assert "come out `unknown`" in doc and "it rests on" in doc and "which is refuted" in doc
+    from shardproof.check import Checker, Options
+    render_net(_net("mine", Block(BASIC_ID, "b1", {"c": 4, "k": 3})), root, negatives=True)
+    ck = Checker(Options(search_seconds=2.0))
+    per = {v.name: v for v in ck.check_file(root / "negative" / "mine_perreplica.lemma")}
+    step = {v.name: v for v in ck.check_file(root / "negative" / "mine_unscaled_step.lemma")}
+    assert all(v.verdict == "refuted" for n, v in {**per, **step}.items()
+               if re.fullmatch(r"(resStem|r34Id|resHead)(Local\w*_shard|Unscaled_syncTied)", n))
+    whole = [per["miLocalAct1_shard"], per["mineFwdSync_shard_local"]]
+    assert all(v.verdict == "unknown" and "it rests on `resStemLocal_shard`, which is refuted"
+               in v.reason for v in whole), [(v.name, v.verdict, v.reason) for v in whole]
+    unscaled = step["mine_tied_unscaled"]
+    assert unscaled.verdict == "unknown" and "hgs" in unscaled.reason, unscaled.reason
