@@ -160,7 +160,8 @@ MISTAKES = [
       r"binds itself") for z in ("R", "N", "ε", "r", "q1")]
 
 
-@pytest.mark.parametrize("t,sizes,out,message", MISTAKES, ids=[m[0].name if m[0].name != "ownSize" else "size" + m[0].sizes[0]
+@pytest.mark.parametrize("t,sizes,out,message", MISTAKES,
+                         ids=[m[0].name if m[0].name != "ownSize" else "size" + m[0].sizes[0]
                               for m in MISTAKES])
 def test_a_template_mistake_names_the_net_the_block_and_the_template(
         root: Path, t: Template, sizes: dict, out: int, message: str) -> None:
