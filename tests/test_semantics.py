@@ -542,7 +542,9 @@ def test_search_refutes_false_variants(six, name):
         assert cx.assignment.sizes["R"] >= 2
 
 
-def test_search_exact_recheck_with_sqrt(six):
+def test_search_exact_recheck_with_sqrt(six, monkeypatch):
+    from shardproof import shrink         # (the search's own find: shrunk, its values are rational)
+    monkeypatch.setattr(shrink, "SHRINK_SHARE", 0.0)
     cx = find_counterexample(six.env.get("six1_perReplicaBN"), six.env, budget_seconds=2.0)
     assert cx is not None and cx.index is not None
     lv, rv = cx.lhs_value[cx.index], cx.rhs_value[cx.index]

@@ -121,7 +121,8 @@ def _common_options() -> argparse.ArgumentParser:
     p.add_argument("--search-seconds", type=_budget, default=Options.search_seconds, metavar="S",
                    help="counterexample search budget per theorem, in nominal seconds: "
                         "counted as evaluation work (about that many seconds on a 2-core "
-                        "reference machine), so the verdict is the same on any machine "
+                        "reference machine), so the verdict is the same on any machine; "
+                        "shrinking a counterexample found takes up to a tenth more "
                         "(default: %(default)s)")
     p.add_argument("--seed", type=_seed, default=Options.seed, metavar="N",
                    help="seed of the counterexample search (default: %(default)s)")

@@ -2374,8 +2374,9 @@ def _search(g: GlobalDecl, env: GlobalEnv, plan: _Plan, witness: bool,
                 continue
             finally:
                 WORK_LIMIT[0] = budget[0]
-            if cx is not None:
-                return cx
+            if cx is not None:      # the smallest sizes and plainest data that still refute
+                from .shrink import shrink
+                return shrink(g, env, plan, witness, seed, budget, base, cx)
     return None
 
 

@@ -1,0 +1,155 @@
+"""A refutation shows the smallest sizes and the plainest data that still refute
+(`shardproof.shrink`): the classic DDP bugs read like the Lean original's toy batch, every
+shrunk counterexample is still one (recomputed here with numpy, independently of the
+evaluator), hypotheses bound the shrinking, and it is deterministic and bounded."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from shardproof import shrink
+from shardproof.check import Options, check_text
+
+LEMMAS = Path(__file__).resolve().parents[1] / "lemmas"
+
+DDP_NO_SYNC = """
+import kit.defs
+
+theorem ddp_noSync (R N oc h w : Nat) (hR : 0 < R) (hm : N * (h * w) ≠ 0) (ε : ℝ) (hε : 0 < ε)
+      (γ β : Vec oc) (X : Vec ((R * N) * (oc * (h * w)))) (r : Fin R) :
+    bnBatchTensor4 N oc h w ε γ β (shard R N (oc * (h * w)) X r)
+      = shard R N (oc * (h * w)) (bnBatchTensor4 (R * N) oc h w ε γ β X) r := by norm
+"""
+
+
+def _num(x: object) -> Fraction:
+    return Fraction(str(x))
+
+
+def _exact(d: dict) -> dict:
+    """An assignment's values as Fractions (the JSON writes exact numbers as strings)."""
+    return {k: [_num(x) for x in v] if isinstance(v, list) else _num(v) for k, v in d.items()}
+
+
+def _cex(text: str, name: str, root: Path | None = None, **opts: object) -> dict:
+    vs = {v.name: v for v in check_text(text, root=str(root or LEMMAS),
+                                        options=Options(**opts))}
+    v = vs[name]
+    assert v.verdict == "refuted", (v.verdict, v.reason)
+    return v.counterexample
+
+
+def _bn_rows(x: np.ndarray, n: int, eps: float, g: float, b: float) -> np.ndarray:
+    """BatchNorm of one channel over ``n`` examples of one cell, in numpy."""
+    mu = x.mean()
+    return g * (x - mu) / np.sqrt(((x - mu) ** 2).mean() + eps) + b
+
+
+def test_ddp_without_sync_bn_shrinks_to_the_toy_batch() -> None:
+    """The search first refutes at R = N = 2 with drawn halves; the shrunk counterexample is
+    the Lean original's toy batch: two replicas of one example, X = [0, 1], γ = 1, β = 0,
+    ε = 1.  Recomputed here: replica 0's own BatchNorm of [0] is β = 0; the global one's
+    first entry is −1/√5."""
+    cex = _cex(DDP_NO_SYNC, "ddp_noSync")
+    a = cex["assignment"]
+    assert a["sizes"] == {"R": 2, "N": 1, "oc": 1, "h": 1, "w": 1}, a
+    assert _exact(a["reals"]) == {"ε": 1} and a["indices"] == {"r": 0}, a
+    assert _exact(a["tensors"]) == {"γ": [1], "β": [0], "X": [0, 1]}, a
+    X = np.array([0.0, 1.0])
+    own = _bn_rows(X[:1], 1, 1.0, 1.0, 0.0)
+    glob = _bn_rows(X, 2, 1.0, 1.0, 0.0)[:1]
+    assert own[0] == 0 and abs(glob[0] + 1 / np.sqrt(5)) < 1e-12 and own[0] != glob[0]
+    assert [_num(x) for x in cex["lhs"]] == [0], cex["lhs"]
+    assert abs(float(cex["rhs_approx"][0]) - glob[0]) < 1e-6, cex
+
+
+def test_a_summed_gradient_is_shown_on_one_replica() -> None:
+    """Summing instead of averaging fails even on one replica: R shrinks to 1 (never to 0),
+    N stays 2 (at N = 1 the sum is the mean) and X = [0, 1]: sum 1 against mean 1/2."""
+    text = """
+def mean (N : Nat) (xs : Vec N) : ℝ := (∑ (n : Fin N), xs n) / N
+
+theorem grad_summed (R N : Nat) (hR : 0 < R) (hN : 0 < N) (X : Vec ((R * N) * 1)) :
+    allReduceMean R (fun (r : Fin R) => (fun (i : Fin 1) => ∑ (n : Fin (N * 1)), shard R N 1 X r n))
+      = (fun (i : Fin 1) => mean ((R * N) * 1) X) := by norm
+"""
+    cex = _cex(text, "grad_summed")
+    a = cex["assignment"]
+    assert a["sizes"] == {"R": 1, "N": 2} and _exact(a["tensors"]) == {"X": [0, 1]}, a
+    X = np.array([0.0, 1.0])
+    assert X.sum() == 1 and X.mean() == 0.5
+    assert [_num(x) for x in cex["lhs"]] == [1] and [_num(x) for x in cex["rhs"]] == \
+        [Fraction(1, 2)], cex
+
+
+def test_hypotheses_bound_the_shrinking(tmp_path: Path) -> None:
+    """A size hypothesis keeps N at 3; a positivity hypothesis keeps ε at 1 (not 0); one the
+    plan does not read as positivity (`1 < δ`) keeps δ at 2; a vector is made plain entry by
+    entry (all zero would make the statement hold)."""
+    (tmp_path / ".lemmaroot").write_text("")
+    text = """
+theorem sum_zero (N : Nat) (hN : 3 ≤ N) (x : Vec N) : (∑ (i : Fin N), x i) = 0 := by norm
+theorem eps_two (ε : ℝ) (hε : 0 < ε) : ε = 2 := by norm
+theorem delta_three (δ : ℝ) (hδ : 1 < δ) : δ = 3 := by norm
+"""
+    vs = {v.name: v for v in check_text(text, root=str(tmp_path), options=Options())}
+    assert all(v.verdict == "refuted" for v in vs.values()), vs
+    a = vs["sum_zero"].counterexample["assignment"]
+    assert a["sizes"] == {"N": 3} and _exact(a["tensors"]) == {"x": [0, 0, 1]}, a
+    assert _exact(vs["eps_two"].counterexample["assignment"]["reals"]) == {"ε": 1}
+    assert _exact(vs["delta_three"].counterexample["assignment"]["reals"]) == {"δ": 2}
+
+
+def test_shrinking_only_narrows_what_the_search_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without its share of the budget the shrinker returns the search's own counterexample:
+    larger sizes and drawn data.  With it, no size grows and the data has no more entries —
+    and the verdict is the same."""
+    monkeypatch.setattr(shrink, "SHRINK_SHARE", 0.0)
+    raw = _cex(DDP_NO_SYNC, "ddp_noSync")["assignment"]
+    monkeypatch.undo()
+    small = _cex(DDP_NO_SYNC, "ddp_noSync")["assignment"]
+    assert raw["sizes"]["N"] == 2 and _exact(raw["tensors"])["X"] != [0, 1], raw   # (as found)
+    assert all(small["sizes"][k] <= v for k, v in raw["sizes"].items())
+    assert all(small["sizes"][k] > 0 for k in small["sizes"])
+    assert sum(map(len, small["tensors"].values())) < sum(map(len, raw["tensors"].values()))
+
+
+def test_shrinking_is_deterministic_and_follows_the_seed() -> None:
+    one = _cex(DDP_NO_SYNC, "ddp_noSync")
+    two = _cex(DDP_NO_SYNC, "ddp_noSync")
+    assert one == two
+    other = _cex(DDP_NO_SYNC, "ddp_noSync", seed=5)
+    assert other["assignment"]["sizes"]["N"] == 1        # (another seed, the same small sizes)
+
+
+@pytest.mark.parametrize("cut", [1, 2, 5, 9, 14])
+def test_a_spent_share_keeps_the_last_confirmed_counterexample(
+        monkeypatch: pytest.MonkeyPatch, cut: int) -> None:
+    """A share that runs out part-way (at the ``cut``-th trial: during the sizes or the data)
+    still yields a counterexample confirmed in exact arithmetic — recomputed here in numpy."""
+    calls = {"n": 0}
+    real = shrink._Shrinker._refutes
+
+    def counted(self, base, exact):
+        calls["n"] += 1
+        if calls["n"] > cut:
+            raise shrink._Spent
+        return real(self, base, exact)
+    monkeypatch.setattr(shrink._Shrinker, "_refutes", counted)
+    cex = _cex(DDP_NO_SYNC, "ddp_noSync")
+    assert calls["n"] == cut + 1
+    a = cex["assignment"]
+    R, N = a["sizes"]["R"], a["sizes"]["N"]
+    assert a["sizes"]["oc"] == a["sizes"]["h"] == a["sizes"]["w"] == 1, a
+    X = np.array([float(x) for x in _exact(a["tensors"])["X"]])
+    assert X.size == R * N
+    eps = float(_num(a["reals"]["ε"]))
+    g, b = (float(_exact(a["tensors"])[k][0]) for k in ("γ", "β"))
+    r = a["indices"]["r"]
+    own = _bn_rows(X[r * N:(r + 1) * N], N, eps, g, b)
+    glob = _bn_rows(X, R * N, eps, g, b)[r * N:(r + 1) * N]
+    assert not np.allclose(own, glob), (own, glob)
