@@ -255,3 +255,17 @@ theorem d5 (n : Nat) (x : Fin n → Vec n) (j : Fin n) :
     # the walk stops at binder forms, and a place with an engine's name is not shown.
     assert "~" not in vs["d5"].reason and "first differ" not in vs["d5"].reason, \
         vs["d5"].reason
+
+
+def test_a_long_matched_term_is_cut_with_an_ellipsis(tmp_path: Path) -> None:
+    """Review 91: "it matches `vsNetSyncTied … (smoothedLossCotGraph (R * N) K α (R`, but …"
+    — the term cut at 80 characters without a mark, an unbalanced parenthesis.  Cut now as
+    every other quoted term is, with ` …`."""
+    xs = " ".join(f"x{i}" for i in range(30))
+    total = " + ".join(f"x{i}" for i in range(30))
+    root = _write(tmp_path, {"t.lemma": (
+        "theorem pos_id (R : Nat) (hR : 0 < R) (x : ℝ) : R * x / R = x := by norm\n"
+        f"theorem use (R : Nat) ({xs} : ℝ) : R * ({total}) / R = {total} := by rw [pos_id]\n")})
+    reason = _verdicts(root, search_seconds=0.0)["use"].reason
+    quoted = reason.split("it matches `", 1)[1].split("`", 1)[0]
+    assert quoted.endswith(" …") and len(quoted) == 82, reason

@@ -5,6 +5,7 @@ evaluator), hypotheses bound the shrinking, and it is deterministic and bounded.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from pathlib import Path
 
@@ -126,20 +127,21 @@ def test_shrinking_is_deterministic_and_follows_the_seed() -> None:
     assert other["assignment"]["sizes"]["N"] == 1        # (another seed, the same small sizes)
 
 
-@pytest.mark.parametrize("cut", [1, 2, 5, 9, 14])
-def test_a_spent_share_keeps_the_last_confirmed_counterexample(
+@pytest.mark.parametrize("cut", [1, 2, 5, 9, 14, 20])
+def test_a_spent_share_keeps_a_confirmed_counterexample(
         monkeypatch: pytest.MonkeyPatch, cut: int) -> None:
-    """A share that runs out part-way (at the ``cut``-th trial: during the sizes or the data)
-    still yields a counterexample confirmed in exact arithmetic — recomputed here in numpy."""
+    """A share that runs out part-way (at the ``cut``-th float evaluation: during the sizes or
+    the data) still yields a counterexample confirmed in exact arithmetic — what the phase
+    reached, confirmed, or the last confirmed one — recomputed here in numpy."""
     calls = {"n": 0}
-    real = shrink._Shrinker._refutes
+    real = shrink._Shrinker._spend
 
-    def counted(self, base, exact):
+    def counted(self, run):
         calls["n"] += 1
         if calls["n"] > cut:
             raise shrink._Spent
-        return real(self, base, exact)
-    monkeypatch.setattr(shrink._Shrinker, "_refutes", counted)
+        return real(self, run)
+    monkeypatch.setattr(shrink._Shrinker, "_spend", counted)
     cex = _cex(DDP_NO_SYNC, "ddp_noSync")
     assert calls["n"] == cut + 1
     a = cex["assignment"]
@@ -153,3 +155,71 @@ def test_a_spent_share_keeps_the_last_confirmed_counterexample(
     own = _bn_rows(X[r * N:(r + 1) * N], N, eps, g, b)
     glob = _bn_rows(X, R * N, eps, g, b)[r * N:(r + 1) * N]
     assert not np.allclose(own, glob), (own, glob)
+
+
+def test_no_step_rests_on_a_division_by_zero() -> None:
+    """Review 92: without `0 < ε`, BatchNorm of one example at ε = 0 is 0/0, which Lean reads as
+    0 — a counterexample an engineer would dismiss, to a bug that is there at every ε > 0.  The
+    shrinking takes no step whose evaluation divides by 0 (or takes the root of a negative)
+    unless the search's own counterexample did: ε stays at 1 (and N at 1, since ε ≠ 0)."""
+    text = DDP_NO_SYNC.replace(" (hε : 0 < ε)", "")
+    a = _cex(text, "ddp_noSync")["assignment"]
+    assert _exact(a["reals"]) == {"ε": 1} and a["sizes"]["N"] == 1, a
+    # where the bug IS a division by zero, the shrunk counterexample may keep it: R = 0
+    text = "theorem inv_mul_R (R : Nat) (v : ℝ) : 1 / R * (R * v) = v := by norm\n"
+    cex = _cex(text, "inv_mul_R", root=_bare_root())
+    assert cex["assignment"]["sizes"] == {"R": 0} and _exact(cex["assignment"]["reals"]) == \
+        {"v": 1}, cex
+
+
+def _bare_root() -> Path:
+    import tempfile
+    root = Path(tempfile.mkdtemp(prefix="shrink-root-"))
+    (root / ".lemmaroot").write_text("")
+    return root
+
+
+def test_a_witness_the_kernel_refuses_shrunk_is_taken_as_found() -> None:
+    """Review 92: `∃ x, √(x·x + 11/4) ≠ 0` was proved by the searched witness x = 5/2 (√9 = 3,
+    which the kernel compares exactly); shrunk to x = 0 the kernel refuses √(11/4), and the
+    verdict became `unknown`.  The witness as the search found it is replayed then."""
+    text = "theorem b1 : ∃ (x : ℝ), sqrt (x * x + 11 / 4) ≠ 0 := by witness\n"
+    v = check_text(text, root=str(_bare_root()), options=Options())[0]
+    assert v.verdict == "proved" and v.replayed is True, (v.verdict, v.reason)
+    x = _num(v.counterexample["assignment"]["reals"]["x"])
+    q = x * x + Fraction(11, 4)                     # a rational square: √q is rational
+    assert x != 0 and all(math.isqrt(n) ** 2 == n for n in (q.numerator, q.denominator)), x
+
+
+class _LateClock:
+    @staticmethod
+    def monotonic() -> float:
+        return float("inf")
+
+
+def test_a_shrinking_cut_by_the_clock_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review 92: the shrinking stopped on the search's wall-clock safety net without a word,
+    and the (then machine-dependent) counterexample was cached.  It is the search's own,
+    confirmed, and the reason carries the clock note (which keeps it out of the cache)."""
+    from shardproof.semantics import CLOCK_NOTE
+    monkeypatch.setattr(shrink, "time", _LateClock)
+    vs = check_text(DDP_NO_SYNC, root=str(LEMMAS), options=Options())
+    v = {x.name: x for x in vs}["ddp_noSync"]
+    assert v.verdict == "refuted" and CLOCK_NOTE in v.reason, v.reason
+    assert v.counterexample["assignment"]["sizes"]["N"] == 2       # (not shrunk)
+    from shardproof.check import _clock_stopped
+    assert _clock_stopped(v)
+
+
+def test_at_most_two_exact_confirmations(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shrinking's exact work is bounded: two confirmations (after the sizes, after the
+    data), each within twice the work of the search's own."""
+    seen = []
+    real = shrink._Shrinker._exact
+
+    def spy(self, base):
+        seen.append(self.exact_allowance)
+        return real(self, base)
+    monkeypatch.setattr(shrink._Shrinker, "_exact", spy)
+    _cex(DDP_NO_SYNC, "ddp_noSync")
+    assert 1 <= len(seen) <= shrink.EXACT_CONFIRMATIONS == 2, seen

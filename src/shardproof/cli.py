@@ -122,7 +122,8 @@ def _common_options() -> argparse.ArgumentParser:
                    help="counterexample search budget per theorem, in nominal seconds: "
                         "counted as evaluation work (about that many seconds on a 2-core "
                         "reference machine), so the verdict is the same on any machine; "
-                        "shrinking a counterexample found takes up to a tenth more "
+                        "shrinking a counterexample found adds float trials within a tenth of "
+                        "that work and two exact re-checks "
                         "(default: %(default)s)")
     p.add_argument("--seed", type=_seed, default=Options.seed, metavar="N",
                    help="seed of the counterexample search (default: %(default)s)")

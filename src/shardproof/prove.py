@@ -719,7 +719,7 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: Checker, options: Options) -
             cex = _search(g, genv, options, notes, witness=False) \
                 if options.search_seconds > 0 else None
             if cex is not None:
-                return _refuted(g, cex)       # (its message: the two sides are equal)
+                return _refuted(g, cex, notes)    # (its message: the two sides are equal)
             return Verdict(g.name, g.path, 0, "unknown", 0.0,
                            reason="; ".join([_FORALL_NE] + notes))
         given = _rational_witness(g) if options.replay else None
@@ -738,7 +738,8 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: Checker, options: Options) -
                                trace=[{"rule": "exact_witness", "at": "",
                                        "detail": "the given assignment makes the two sides "
                                                  "differ, evaluated by the replay kernel"}])
-        v = _decide_ne(g, genv, options)      # (it finds or completes a witness, or says why not)
+        unshrunk: list[dict[str, Any]] = []
+        v = _decide_ne(g, genv, options, unshrunk)  # (finds or completes a witness, or says why not)
         if direct is not None and v.verdict != "proved":
             v.reason = f"the kernel rejects the given witness: {direct}; then {v.reason}"
         if v.verdict == "proved" and options.replay:
@@ -746,6 +747,12 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: Checker, options: Options) -
             ktrace = [{"rule": "witness",
                        "assignment": _unused_filled(g, v.counterexample["assignment"])}]
             failure, v.kernel = replay_in_kernel(g, genv, ktrace, checker)
+            if failure is not None and unshrunk:    # shrunk to √(11/4): as found it was √9
+                first = [{"rule": "witness",
+                          "assignment": _unused_filled(g, unshrunk[0]["assignment"])}]
+                again, kernel = replay_in_kernel(g, genv, first, checker)
+                if again is None:
+                    ktrace, failure, v.kernel, v.counterexample = first, None, kernel, unshrunk[0]
             checker.ktraces[g.name] = ktrace
             if failure is not None:       # (say which witness, and how to give another)
                 which = "given" if given is not None else "the search found"   # (review 82)
@@ -808,7 +815,7 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: Checker, options: Options) -
     notes: list[str] = []
     cex = _search(g, genv, options, notes) if options.search_seconds > 0 else None
     if cex is not None:
-        v = _refuted(g, cex)
+        v = _refuted(g, cex, notes)
         if at.stopped and at.reason:      # where the script broke, as `unknown` would say it
             v.stopped, v.trace = _clip_terms(at.reason), list(at.steps)
         return v
@@ -904,12 +911,16 @@ def _assignment_text(assignment: dict[str, Any], limit: int = 300) -> str:
     return text if len(text) <= limit else text[:limit] + " …"
 
 
-def _refuted(g: GlobalDecl, cex: dict) -> Verdict:
-    """The verdict for a counterexample the search found and re-checked exactly."""
+def _refuted(g: GlobalDecl, cex: dict, notes: list[str] = ()) -> Verdict:
+    """The verdict for a counterexample the search found and re-checked exactly; where the
+    search's wall-clock safety net cut its shrinking short, the reason says so (and the
+    verdict, whose counterexample may then differ on another machine, is not cached)."""
     from .check import Verdict
+    from .semantics import CLOCK_NOTE
+    clock = f"; {CLOCK_NOTE}" if CLOCK_NOTE in notes else ""
     return Verdict(g.name, g.path, 0, "refuted", 0.0, counterexample=cex,
                    reason=str(cex.get("message") or "the statement fails here") +
-                   " (checked in exact arithmetic)")
+                   " (checked in exact arithmetic)" + clock)
 
 
 _ROOT = re.compile(r"it rests on `[^`]+`, which is (?:refuted|unknown: .*)")   # (said last)
@@ -1060,7 +1071,10 @@ def replay_in_kernel(g: GlobalDecl, genv: GlobalEnv, ktrace: list[dict[str, Any]
 
 
 def _search(g: GlobalDecl, genv: GlobalEnv, options: Options,
-            notes: list[str] | None = None, witness: bool | None = None) -> dict[str, Any] | None:
+            notes: list[str] | None = None, witness: bool | None = None,
+            unshrunk: list[dict[str, Any]] | None = None) -> dict[str, Any] | None:
+    """The search's counterexample (or witness), shrunk, as a record; ``unshrunk`` receives
+    what the search found before shrinking, when that differs."""
     try:
         from . import semantics
     except ImportError:  # pragma: no cover - the evaluator is part of the package
@@ -1069,6 +1083,8 @@ def _search(g: GlobalDecl, genv: GlobalEnv, options: Options,
                                         seed=options.seed, notes=notes, witness=witness)
     if cex is None:
         return None
+    if unshrunk is not None and getattr(cex, "unshrunk", None) is not None:
+        unshrunk.append(cex.unshrunk.to_dict())
     return cex.to_dict() if hasattr(cex, "to_dict") else dict(cex)
 
 
@@ -1208,7 +1224,8 @@ def _unused_filled(g: GlobalDecl, assignment: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _decide_ne(g: GlobalDecl, genv: GlobalEnv, options: Options) -> Verdict:
+def _decide_ne(g: GlobalDecl, genv: GlobalEnv, options: Options,
+               unshrunk: list[dict[str, Any]] | None = None) -> Verdict:
     from .check import Verdict
 
     step = _witness_step(g)
@@ -1232,7 +1249,7 @@ def _decide_ne(g: GlobalDecl, genv: GlobalEnv, options: Options) -> Verdict:
                                "detail": "the given assignment makes the two sides differ, "
                                          "evaluated in exact arithmetic"}])
     notes: list[str] = []                 # (a clock-stopped search is then not cached)
-    cex = _search(g, genv, options, notes)
+    cex = _search(g, genv, options, notes, unshrunk=unshrunk)
     if cex is not None:
         return Verdict(g.name, g.path, 0, "proved", 0.0, rules=["exact_witness"],
                        oracles=["oracle:exact-evaluation"], counterexample=cex,

@@ -234,6 +234,13 @@ def _py_matrix(m: Any) -> str:
 # =========================================================================== numeric backends
 
 
+# Lean's totality conventions met by a float evaluation — a division by 0 (`x / 0 = 0`), a
+# square root of a negative (0) — counted, so that shrinking a counterexample never trades a
+# failure that holds at every value for one that rests on them (`shrink.py`: BatchNorm of one
+# example at ε = 0 is 0/0).
+DEGENERATE = [0]
+
+
 class _FloatBackend:
     """float64 arithmetic with Lean's total division and square root."""
 
@@ -252,10 +259,15 @@ class _FloatBackend:
 
     def div(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         out = np.zeros(np.broadcast_shapes(a.shape, b.shape))
-        np.divide(a, b, out=out, where=(b != 0))
+        nonzero = b != 0
+        if not np.all(nonzero):
+            DEGENERATE[0] += 1
+        np.divide(a, b, out=out, where=nonzero)
         return out
 
     def sqrt(self, a: np.ndarray) -> np.ndarray:
+        if np.any(a < 0):
+            DEGENERATE[0] += 1
         return np.sqrt(np.maximum(a, 0.0))
 
     def exp(self, a: np.ndarray) -> np.ndarray:
@@ -1570,6 +1582,9 @@ class Counterexample:
     message: str
     binding: dict[str, int] = field(default_factory=dict)
     witness: bool = False
+    # what the search found before shrinking (`shrink.py`), when shrinking changed it: a
+    # witness the kernel refuses shrunk (√(11/4)) may be accepted as found (√9)
+    unshrunk: "Counterexample | None" = field(default=None, compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         def val(v: Any) -> Any:
@@ -2364,6 +2379,7 @@ def _search(g: GlobalDecl, env: GlobalEnv, plan: _Plan, witness: bool,
             # A candidate found late in the budget still gets its exact re-check: up to one
             # more budget's work (then the search ends at the next `_spent`).
             WORK_LIMIT[0] = max(budget[0], WORK[0] + budget[2])
+            confirm_from = WORK[0]
             try:
                 ae = _complete(g, env, plan, base, "exact")
                 if ae is None:
@@ -2376,7 +2392,8 @@ def _search(g: GlobalDecl, env: GlobalEnv, plan: _Plan, witness: bool,
                 WORK_LIMIT[0] = budget[0]
             if cx is not None:      # the smallest sizes and plainest data that still refute
                 from .shrink import shrink
-                return shrink(g, env, plan, witness, seed, budget, base, cx)
+                return shrink(g, env, plan, witness, seed, budget, base, cx,
+                              WORK[0] - confirm_from, notes)
     return None
 
 

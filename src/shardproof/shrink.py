@@ -8,26 +8,32 @@ the one an engineer would write down: ``N = 2`` where ``N = 1`` fails too, ``X =
 greedily and deterministically:
 
 1. **sizes** — each free size in the theorem's order is lowered to the smallest value at which
-   a fresh draw (the search's three kinds of data, seeded) still refutes, confirmed in exact
-   arithmetic; after a success the names are tried again from the first.  A size is never
-   lowered to 0 (a statement that fails only there is found there by the search itself, and a
-   divisor bug is better shown at ``R = 2`` than as Lean's ``x / 0 = 0``);
+   a fresh draw (the search's three kinds of data, seeded) still refutes in floating point;
+   after a success the names are tried again from the first.  A size is never lowered to 0 (a
+   statement that fails only there is found there by the search itself, and a divisor bug is
+   better shown at ``R = 2`` than as Lean's ``x / 0 = 0``);
 2. **data** — each free value (reals, vectors, replica families and per-example maps, in the
    theorem's binder order; what a hypothesis defines is recomputed from them) is replaced
    by the first of 0, 1, −1, 2, −2 that its hypotheses allow and that still refutes — a vector
-   zeroed whole first, then by halves, quarters and eighths, then entry by entry; each
-   binder's change is confirmed in exact arithmetic, or undone.
+   zeroed whole first, then by halves, quarters and eighths, then entry by entry.
 
-Every step keeps a confirmed counterexample, so the result is one too: at worst the one the
-search found.  "Smallest" is local — no single size can be lowered and no single entry made
-plainer with these draws — not a minimum over all assignments.  The work is bounded like the
-search's (a share of its work budget, :data:`SHRINK_SHARE`), so the outcome does not depend on
-the machine; when that share runs out, the shrinking stops where it is.
+A step whose float evaluation divides by 0 or takes the square root of a negative (Lean's
+``x / 0 = 0``, ``sqrt x = 0``) is not taken unless the search's own counterexample did so too:
+BatchNorm of one example at ``ε = 0`` is ``0 / 0``, a failure an engineer would dismiss.
+Each phase's result is confirmed in exact arithmetic, or dropped; the report is always a
+confirmed counterexample — at worst the search's own.  "Smallest" is local (no single size
+lowered, no single entry made plainer, with these draws), not a minimum over all assignments.
+
+Bounded like the search, by evaluation work, so the outcome does not depend on the machine:
+the float trials within a tenth of the search's work budget (:data:`SHRINK_SHARE`), and at most
+two exact confirmations, each within twice the work of the search's own.  Where the search's
+wall-clock safety net cuts the shrinking short, the verdict says so (and is not cached).
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -35,133 +41,180 @@ import numpy as np
 from . import semantics as S
 from .semantics import Assignment, Counterexample, EvalError, RandomMap
 
-SHRINK_SHARE = 0.1                 # of the search's work budget
+SHRINK_SHARE = 0.1                  # of the search's work budget, for the float trials
+EXACT_CONFIRMATIONS = 2             # one after the sizes, one after the data
+EXACT_FLOOR = 100_000               # work units an exact confirmation may take at least
 PLAIN_VALUES = (0.0, 1.0, -1.0, 2.0, -2.0)
 
 
 class _Spent(Exception):
-    """The shrinking's share of the budget (or the clock's safety net) ran out."""
+    """The float trials' share of the budget (or the clock's safety net) ran out."""
 
 
 class _Shrinker:
     def __init__(self, g: Any, env: Any, plan: Any, witness: bool, seed: int,
-                 budget: tuple[int, float, int]) -> None:
+                 budget: tuple[int, float, int], confirm_work: int,
+                 notes: list[str] | None) -> None:
         self.g, self.env, self.plan, self.witness, self.seed = g, env, plan, witness, seed
-        self.limit = S.WORK[0] + int(SHRINK_SHARE * budget[2])
-        self.clock = budget[1]
+        self.float_left = int(SHRINK_SHARE * budget[2])
+        self.exacts_left = EXACT_CONFIRMATIONS
+        self.exact_allowance = max(2 * confirm_work, EXACT_FLOOR)
+        self.clock, self.notes = budget[1], notes
+        self.saved_limit = S.WORK_LIMIT[0]
+        self.degenerate_ok = True          # set from the search's own counterexample
         self.best: tuple[Assignment, Counterexample] | None = None    # the last confirmed
 
-    # ---------------------------------------------------------------- one trial
+    # ---------------------------------------------------------------- one evaluation
 
-    def _refutes(self, base: Assignment, exact: bool) -> Counterexample | None:
-        """The counterexample ``base`` gives (its hypotheses' definitions completed), in float
-        or in exact arithmetic; None when it does not refute or a hypothesis fails."""
-        if S.WORK[0] >= self.limit or time.monotonic() >= self.clock:
+    def _clock(self) -> None:
+        if time.monotonic() >= self.clock:
+            S._note(self.notes, S.CLOCK_NOTE)
             raise _Spent
-        mode = "exact" if exact else "float"
+
+    def _spend(self, run: Callable[[], Any]) -> Any:
+        """``run()`` (a float evaluation) within what is left of the float share; None when it
+        cannot be evaluated."""
+        if self.float_left <= 0:
+            raise _Spent
+        self._clock()
+        start = S.WORK[0]
+        S.WORK_LIMIT[0] = start + self.float_left
         try:
-            a = S._complete(self.g, self.env, self.plan, base, mode)
-            return None if a is None else S._locate(self.g, self.env, a, mode, self.witness)
+            return run()
         except EvalError as e:
             if str(e) == S.BUDGET_RAN_OUT:
+                self.float_left = 0
                 raise _Spent from None
             return None
+        finally:
+            self.float_left -= S.WORK[0] - start
+            S.WORK_LIMIT[0] = self.saved_limit
 
-    def _confirmed(self, base: Assignment) -> Counterexample | None:
-        if self._refutes(base, exact=False) is None:
+    def _refutes(self, base: Assignment) -> bool:
+        """Does ``base`` (its hypotheses' definitions completed) refute, in float, without a
+        division by 0 or a negative square root the search's own counterexample did not have?"""
+        def run() -> bool:
+            before = S.DEGENERATE[0]
+            a = S._complete(self.g, self.env, self.plan, base, "float")
+            hit = a is not None and \
+                S._locate(self.g, self.env, a, "float", self.witness) is not None
+            return hit and (self.degenerate_ok or S.DEGENERATE[0] == before)
+        return bool(self._spend(run))
+
+    def _exact(self, base: Assignment) -> Counterexample | None:
+        """The counterexample ``base`` gives in exact arithmetic (one of the confirmations)."""
+        if self.exacts_left <= 0:
             return None
-        return self._refutes(base, exact=True)
+        self.exacts_left -= 1
+        self._clock()
+        S.WORK_LIMIT[0] = S.WORK[0] + self.exact_allowance
+        try:
+            a = S._complete(self.g, self.env, self.plan, base, "exact")
+            return None if a is None else S._locate(self.g, self.env, a, "exact", self.witness)
+        except EvalError:
+            return None
+        finally:
+            S.WORK_LIMIT[0] = self.saved_limit
+
+    def _confirm(self, base: Assignment) -> None:
+        cx = self._exact(base)
+        if cx is not None:
+            self.best = (base, cx)
+
+    def baseline(self) -> None:
+        """Whether the search's own counterexample rests on a division by 0 or a negative
+        square root (then the shrunk one may too)."""
+        def run() -> bool:
+            before = S.DEGENERATE[0]
+            a = S._complete(self.g, self.env, self.plan, self.best[0], "float")
+            if a is not None:
+                S._locate(self.g, self.env, a, "float", self.witness)
+            return S.DEGENERATE[0] != before
+        self.degenerate_ok = bool(self._spend(run))
 
     # ---------------------------------------------------------------- sizes
 
     def sizes(self) -> None:
         free = list(self.plan.free_sizes)
-        cur = {n: self.best[0].sizes[n] for n in free}
-        step = 0
-        progress = True
-        while progress:
-            progress = False
-            for name in free:
-                for v in range(1, cur[name]):
-                    trial = {**cur, name: v}
-                    step += 1
-                    found = self._at_sizes(trial, step)
-                    if found is not None:
-                        self.best, cur, progress = found, trial, True
+        base = self.best[0]
+        cur = {n: base.sizes[n] for n in free}
+        changed, step, progress = False, 0, True
+        try:
+            while progress:
+                progress = False
+                for name in free:
+                    for v in range(1, cur[name]):
+                        trial = {**cur, name: v}
+                        step += 1
+                        found = self._at_sizes(trial, step)
+                        if found is not None:
+                            base, cur, changed, progress = found, trial, True, True
+                            break
+                    if progress:
                         break
-                if progress:
-                    break
+        finally:                # (a spent share still confirms what it reached)
+            if changed:
+                self._confirm(base)
 
-    def _at_sizes(self, sizes: dict[str, int], step: int
-                  ) -> tuple[Assignment, Counterexample] | None:
+    def _at_sizes(self, sizes: dict[str, int], step: int) -> Assignment | None:
         if S._entries_to_draw(self.g, self.plan, sizes) > S.EXACT_ELEMENTS:
             return None
         for di, data in enumerate(S._DRAWS):
             rng = np.random.default_rng([self.seed, 7919, step, di])
-            try:
-                base = S._draw_base(self.g, self.env, self.plan, sizes, rng, data)
-            except EvalError as e:
-                if str(e) == S.BUDGET_RAN_OUT:
-                    raise _Spent from None
-                return None
+            base = self._spend(lambda: S._draw_base(self.g, self.env, self.plan, sizes, rng,
+                                                    data))
             if base is None:            # a hypothesis about sizes alone fails here
                 return None
-            cx = self._confirmed(base)
-            if cx is not None:
-                return base, cx
+            if self._refutes(base):
+                return base
         return None
 
     # ---------------------------------------------------------------- data
 
     def data(self) -> None:
-        for name, _ in list(self.g.binders) + list(self.plan.extra):
-            slots = _slots(self.best[0], name)
-            if not slots:
-                continue
-            trial = self.best[0].copy()
-            changed = False
-            for get, put in slots:
-                changed |= self._plain(trial, get, put, name)
+        trial = self.best[0].copy()
+        changed = False
+        try:
+            for name, _ in list(self.g.binders) + list(self.plan.extra):
+                for get, put in _slots(trial, name):
+                    changed |= self._plain(trial, get, put, name)
+        finally:
             if changed:
-                cx = self._refutes(trial, exact=True)
-                if cx is not None:
-                    self.best = (trial, cx)
+                self._confirm(trial)
 
     def _plain(self, trial: Assignment, get: Any, put: Any, name: str) -> bool:
         """Make one array (or real) of ``trial`` plainer in place: zero it whole, then its
         halves, quarters and eighths (few entries of a large input reach the failing output:
-        a strided conv, a max-pool), then entry by entry; True when something changed."""
+        a strided conv, a max-pool), then entry by entry; True when something changed.  A
+        trial cut short by the share is undone before the share's end propagates."""
         arr = np.array(get(trial), dtype=np.float64)
         flat = arr.reshape(-1).copy()
-
-        def show() -> None:
-            put(trial, flat.reshape(arr.shape).copy() if arr.ndim else flat[0])
-
         changed = False
+
+        def attempt(where: Any, values: Any) -> bool:
+            old = flat[where].copy()
+            flat[where] = values
+            put(trial, flat.reshape(arr.shape).copy() if arr.ndim else flat[0])
+            ok = False
+            try:
+                ok = self._refutes(trial)
+            finally:
+                if not ok:
+                    flat[where] = old
+                    put(trial, flat.reshape(arr.shape).copy() if arr.ndim else flat[0])
+            return ok
+
         for parts in (1, 2, 4, 8) if arr.ndim else ():
             if parts > 1 and flat.size <= parts:
                 break
             for chunk in np.array_split(np.arange(flat.size), parts):
-                if not np.any(flat[chunk] != 0):
-                    continue
-                old = flat[chunk].copy()
-                flat[chunk] = 0.0
-                show()
-                if self._refutes(trial, exact=False) is not None:
-                    changed = True
-                else:
-                    flat[chunk] = old
-            show()
+                if np.any(flat[chunk] != 0):
+                    changed |= attempt(chunk, 0.0)
         for i in range(flat.size):
-            old = flat[i]
-            for v in self._candidates(name, old):
-                flat[i] = v
-                show()
-                if self._refutes(trial, exact=False) is not None:
+            for v in self._candidates(name, flat[i]):
+                if attempt(i, v):
                     changed = True
                     break
-                flat[i] = old
-            show()
         return changed
 
     def _candidates(self, name: str, old: float) -> list[float]:
@@ -200,19 +253,23 @@ def _slots(a: Assignment, name: str) -> list[tuple[Any, Any]]:
 
 
 def shrink(g: Any, env: Any, plan: Any, witness: bool, seed: int,
-           budget: tuple[int, float, int], base: Assignment, cx: Counterexample
-           ) -> Counterexample:
-    """The counterexample ``cx`` (found at the free values ``base``) made smaller and plainer,
-    confirmed in exact arithmetic at every step; ``cx`` itself when nothing shrinks."""
-    s = _Shrinker(g, env, plan, witness, seed, budget)
+           budget: tuple[int, float, int], base: Assignment, cx: Counterexample,
+           confirm_work: int = 0, notes: list[str] | None = None) -> Counterexample:
+    """The counterexample ``cx`` (found at the free values ``base``, confirmed with
+    ``confirm_work`` units of exact work) made smaller and plainer and confirmed in exact
+    arithmetic; ``cx`` itself when nothing shrinks.  A shrunk one keeps ``cx`` as its
+    ``unshrunk``."""
+    s = _Shrinker(g, env, plan, witness, seed, budget, confirm_work, notes)
     s.best = (base, cx)
-    saved = S.WORK_LIMIT[0]
-    S.WORK_LIMIT[0] = s.limit
     try:
+        s.baseline()
         s.sizes()
         s.data()
     except _Spent:
         pass
     finally:
-        S.WORK_LIMIT[0] = saved
-    return s.best[1]
+        S.WORK_LIMIT[0] = s.saved_limit
+    out = s.best[1]
+    if out is not cx:
+        out.unshrunk = cx
+    return out

@@ -588,7 +588,7 @@ def replace_like(t: T.Term, path: list[int], new: T.Term) -> tuple[T.Term, list[
 
 
 def _matches(t: T.Term) -> str:
-    return f"it matches `{pretty(t)[:80]}`"
+    return f"it matches `{_clip(pretty(t), 80)}`"
 
 
 HYP_TEXT = 300          # characters of a cited lemma's hypothesis quoted in a miss
