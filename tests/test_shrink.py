@@ -223,3 +223,35 @@ def test_at_most_two_exact_confirmations(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setattr(shrink._Shrinker, "_exact", spy)
     _cex(DDP_NO_SYNC, "ddp_noSync")
     assert 1 <= len(seen) <= shrink.EXACT_CONFIRMATIONS == 2, seen
+
+
+def test_a_witness_shrinking_cut_by_the_clock_is_said_and_not_cached(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Ninety-third review: a searched `∃` witness whose shrinking the clock cut was `proved`
+    with no word and cached, so a slow machine's witness (x = 5/2) was served where a fresh
+    run shows x = 0.  The verdict now carries the clock note and is checked afresh."""
+    from shardproof.check import check_paths
+    from shardproof.semantics import CLOCK_NOTE
+    root = _bare_root()
+    (root / "w.lemma").write_text("theorem wx : ∃ (x y : ℝ), x * y ≠ y + 1\n")
+    cache = str(tmp_path / "cache")
+    monkeypatch.setattr(shrink, "time", _LateClock)
+    slow = check_paths([root], Options(cache_dir=cache)).verdicts[0]
+    assert slow.verdict == "proved" and slow.replayed and CLOCK_NOTE in (slow.reason or "")
+    monkeypatch.undo()
+    fast = check_paths([root], Options(cache_dir=cache)).verdicts[0]
+    assert fast.verdict == "proved" and not fast.cached and not fast.reason, fast
+    assert _exact(fast.counterexample["assignment"]["reals"]) == {"x": 0, "y": 0}
+
+
+def test_no_step_rests_on_a_division_by_an_exact_zero() -> None:
+    """Ninety-third review: √2·√2 − 2 is 4.4e-16 in float but 0 exactly, so shrinking y to 2
+    gave `x / 0 = 0` a role the float check never saw (lhs 0 against rhs 1).  The phase's exact
+    confirmation counts it too: the counterexample keeps y = 3 (lhs 1 against rhs 3)."""
+    text = ("theorem dg (y : ℝ) (hy : 0 < y) (x : ℝ) : (x / (sqrt y * sqrt y - 2)) * (y - 2) "
+            "= x + (y - 1) * (y - 2) := by norm\n")
+    a = _cex(text, "dg", root=_bare_root())["assignment"]
+    y, x = (_num(a["reals"][k]) for k in ("y", "x"))
+    assert y * y != 4 and y > 0, a                  # √y·√y − 2 ≠ 0: no division by zero
+    lhs = (x / (y - 2)) * (y - 2)
+    assert lhs == x != x + (y - 1) * (y - 2), a

@@ -760,7 +760,8 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: Checker, options: Options) -
                     f"the kernel rejects the witness {which} ("
                     f"{_assignment_text(v.counterexample['assignment'])}): {failure}; give one "
                     "with `by witness (…)`, at values where the kernel can compare the two "
-                    "sides exactly (rationals; a square root only of a rational square)")
+                    "sides exactly (rationals; a square root only of a rational square)"
+                    + (f"; {v.reason}" if v.reason else ""))      # (a clock note stays)
                 v.rules = []
             else:                # `proved` rests on the kernel's evaluation, not the evaluator's
                 v.trace = [{**s, "detail": s["detail"] + "; re-evaluated by the replay kernel"}
@@ -1250,8 +1251,10 @@ def _decide_ne(g: GlobalDecl, genv: GlobalEnv, options: Options,
                                          "evaluated in exact arithmetic"}])
     notes: list[str] = []                 # (a clock-stopped search is then not cached)
     cex = _search(g, genv, options, notes, unshrunk=unshrunk)
-    if cex is not None:
+    if cex is not None:                   # (a clock-cut shrinking: said, and not cached)
+        from .semantics import CLOCK_NOTE
         return Verdict(g.name, g.path, 0, "proved", 0.0, rules=["exact_witness"],
+                       reason=CLOCK_NOTE if CLOCK_NOTE in notes else None,
                        oracles=["oracle:exact-evaluation"], counterexample=cex,
                        trace=[{"rule": "exact_witness", "at": "",
                                "detail": "the two sides differ at this assignment, "

@@ -234,10 +234,10 @@ def _py_matrix(m: Any) -> str:
 # =========================================================================== numeric backends
 
 
-# Lean's totality conventions met by a float evaluation — a division by 0 (`x / 0 = 0`), a
-# square root of a negative (0) — counted, so that shrinking a counterexample never trades a
-# failure that holds at every value for one that rests on them (`shrink.py`: BatchNorm of one
-# example at ε = 0 is 0/0).
+# Lean's totality conventions met by an evaluation, float or exact — a division by 0
+# (`x / 0 = 0`), a square root of a negative (0) — counted, so that shrinking a counterexample
+# never trades a failure that holds at every value for one that rests on them (`shrink.py`:
+# BatchNorm of one example at ε = 0 is 0/0; `x / (√2·√2 − 2)` divides by 0 only exactly).
 DEGENERATE = [0]
 
 
@@ -302,6 +302,7 @@ def _e_div(x: Any, y: Any) -> Any:
     if _bits(ex) + _bits(ey) > POWER_BITS:
         raise EvalError(f"a quotient with more than {POWER_BITS:,} bits is not evaluated exactly")
     if _sign(ey) == 0:
+        DEGENERATE[0] += 1
         return arith.to_exact(0)
     return ex / ey
 
@@ -313,7 +314,9 @@ def _e_sqrt(x: Any) -> Any:
     if bits > SQRT_BITS:                        # sympy factors the radicand: 38k bits, minutes
         raise EvalError(f"a square root of more than {SQRT_BITS:,} bits is not evaluated exactly")
     _charge(bits ** 2 // 25)             # before it runs: 1,000 bits took 9 ms (40k units)
-    if _sign(e) <= 0:
+    sign = _sign(e)
+    if sign <= 0:
+        DEGENERATE[0] += sign < 0
         return arith.to_exact(0)
     return arith.exact_sqrt(e)
 

@@ -17,8 +17,9 @@ greedily and deterministically:
    by the first of 0, 1, −1, 2, −2 that its hypotheses allow and that still refutes — a vector
    zeroed whole first, then by halves, quarters and eighths, then entry by entry.
 
-A step whose float evaluation divides by 0 or takes the square root of a negative (Lean's
-``x / 0 = 0``, ``sqrt x = 0``) is not taken unless the search's own counterexample did so too:
+A step whose evaluation (float, or the phase's exact confirmation) divides by 0 or takes the
+square root of a negative (Lean's ``x / 0 = 0``, ``sqrt x = 0``) is not taken unless the
+search's own counterexample did so too (in float):
 BatchNorm of one example at ``ε = 0`` is ``0 / 0``, a failure an engineer would dismiss.
 Each phase's result is confirmed in exact arithmetic, or dropped; the report is always a
 confirmed counterexample — at worst the search's own.  "Smallest" is local (no single size
@@ -108,13 +109,16 @@ class _Shrinker:
         self.exacts_left -= 1
         self._clock()
         S.WORK_LIMIT[0] = S.WORK[0] + self.exact_allowance
+        before = S.DEGENERATE[0]
         try:
             a = S._complete(self.g, self.env, self.plan, base, "exact")
-            return None if a is None else S._locate(self.g, self.env, a, "exact", self.witness)
+            cx = None if a is None else S._locate(self.g, self.env, a, "exact", self.witness)
         except EvalError:
             return None
         finally:
             S.WORK_LIMIT[0] = self.saved_limit
+        # (a float 4.4e-16 may be an exact 0: √2·√2 − 2)
+        return cx if self.degenerate_ok or S.DEGENERATE[0] == before else None
 
     def _confirm(self, base: Assignment) -> None:
         cx = self._exact(base)
