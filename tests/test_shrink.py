@@ -255,3 +255,20 @@ def test_no_step_rests_on_a_division_by_an_exact_zero() -> None:
     assert y * y != 4 and y > 0, a                  # √y·√y − 2 ≠ 0: no division by zero
     lhs = (x / (y - 2)) * (y - 2)
     assert lhs == x != x + (y - 1) * (y - 2), a
+
+
+def test_one_division_by_zero_is_no_licence_for_another() -> None:
+    """Ninety-third review: a search's own counterexample that divides by 0 anywhere (here
+    `1 / (x − x)`, which every assignment does) let the shrinking divide by 0 where it matters
+    too: `x·y / y` at y = 0 is 0 only by Lean's convention.  A step may divide by 0 as often as
+    the search's own counterexample did, not more: y stays 1.  Where the bug needs it (z = 1 in
+    `(z − 1) / (z − 1)`) the search's own counterexample already does, and so does the shrunk."""
+    root = _bare_root()
+    text = ("theorem t (x y : ℝ) : 1 / (x - x) + x * y / y = x + 1 := by norm\n"
+            "theorem u (x z : ℝ) : 1 / (x - x) + (z - 1) / (z - 1) = 1 := by norm\n")
+    vs = {v.name: v for v in check_text(text, root=str(root), options=Options())}
+    t = _exact(vs["t"].counterexample["assignment"]["reals"])
+    assert t["y"] != 0 and t == {"x": 0, "y": 1}, t
+    assert t["x"] * t["y"] / t["y"] != t["x"] + 1          # fails without any 0/0
+    u = _exact(vs["u"].counterexample["assignment"]["reals"])
+    assert u["z"] == 1, u

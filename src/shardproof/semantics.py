@@ -2382,7 +2382,7 @@ def _search(g: GlobalDecl, env: GlobalEnv, plan: _Plan, witness: bool,
             # A candidate found late in the budget still gets its exact re-check: up to one
             # more budget's work (then the search ends at the next `_spent`).
             WORK_LIMIT[0] = max(budget[0], WORK[0] + budget[2])
-            confirm_from = WORK[0]
+            confirm_from, degenerate_from = WORK[0], DEGENERATE[0]
             try:
                 ae = _complete(g, env, plan, base, "exact")
                 if ae is None:
@@ -2396,7 +2396,7 @@ def _search(g: GlobalDecl, env: GlobalEnv, plan: _Plan, witness: bool,
             if cx is not None:      # the smallest sizes and plainest data that still refute
                 from .shrink import shrink
                 return shrink(g, env, plan, witness, seed, budget, base, cx,
-                              WORK[0] - confirm_from, notes)
+                              WORK[0] - confirm_from, notes, DEGENERATE[0] - degenerate_from)
     return None
 
 

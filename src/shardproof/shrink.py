@@ -18,8 +18,8 @@ greedily and deterministically:
    zeroed whole first, then by halves, quarters and eighths, then entry by entry.
 
 A step whose evaluation (float, or the phase's exact confirmation) divides by 0 or takes the
-square root of a negative (Lean's ``x / 0 = 0``, ``sqrt x = 0``) is not taken unless the
-search's own counterexample did so too (in float):
+square root of a negative (Lean's ``x / 0 = 0``, ``sqrt x = 0``) more often than the search's
+own counterexample did is not taken:
 BatchNorm of one example at ``ε = 0`` is ``0 / 0``, a failure an engineer would dismiss.
 Each phase's result is confirmed in exact arithmetic, or dropped; the report is always a
 confirmed counterexample — at worst the search's own.  "Smallest" is local (no single size
@@ -55,14 +55,16 @@ class _Spent(Exception):
 class _Shrinker:
     def __init__(self, g: Any, env: Any, plan: Any, witness: bool, seed: int,
                  budget: tuple[int, float, int], confirm_work: int,
-                 notes: list[str] | None) -> None:
+                 notes: list[str] | None, confirm_degenerate: int) -> None:
         self.g, self.env, self.plan, self.witness, self.seed = g, env, plan, witness, seed
         self.float_left = int(SHRINK_SHARE * budget[2])
         self.exacts_left = EXACT_CONFIRMATIONS
         self.exact_allowance = max(2 * confirm_work, EXACT_FLOOR)
         self.clock, self.notes = budget[1], notes
         self.saved_limit = S.WORK_LIMIT[0]
-        self.degenerate_ok = True          # set from the search's own counterexample
+        # how many of its operations divided by 0 or took the root of a negative: the search's
+        # own counterexample, in float (`baseline`) and in its exact confirmation
+        self.degenerate = {"float": 0, "exact": confirm_degenerate}
         self.best: tuple[Assignment, Counterexample] | None = None    # the last confirmed
 
     # ---------------------------------------------------------------- one evaluation
@@ -99,7 +101,7 @@ class _Shrinker:
             a = S._complete(self.g, self.env, self.plan, base, "float")
             hit = a is not None and \
                 S._locate(self.g, self.env, a, "float", self.witness) is not None
-            return hit and (self.degenerate_ok or S.DEGENERATE[0] == before)
+            return hit and S.DEGENERATE[0] - before <= self.degenerate["float"]
         return bool(self._spend(run))
 
     def _exact(self, base: Assignment) -> Counterexample | None:
@@ -118,7 +120,7 @@ class _Shrinker:
         finally:
             S.WORK_LIMIT[0] = self.saved_limit
         # (a float 4.4e-16 may be an exact 0: √2·√2 − 2)
-        return cx if self.degenerate_ok or S.DEGENERATE[0] == before else None
+        return cx if S.DEGENERATE[0] - before <= self.degenerate["exact"] else None
 
     def _confirm(self, base: Assignment) -> None:
         cx = self._exact(base)
@@ -126,15 +128,16 @@ class _Shrinker:
             self.best = (base, cx)
 
     def baseline(self) -> None:
-        """Whether the search's own counterexample rests on a division by 0 or a negative
-        square root (then the shrunk one may too)."""
-        def run() -> bool:
+        """How many divisions by 0 or roots of a negative the search's own counterexample
+        makes in float (a shrunk one may make as many, not more: one in a part that does not
+        matter is no licence for another where it does)."""
+        def run() -> int:
             before = S.DEGENERATE[0]
             a = S._complete(self.g, self.env, self.plan, self.best[0], "float")
             if a is not None:
                 S._locate(self.g, self.env, a, "float", self.witness)
-            return S.DEGENERATE[0] != before
-        self.degenerate_ok = bool(self._spend(run))
+            return S.DEGENERATE[0] - before
+        self.degenerate["float"] = self._spend(run) or 0
 
     # ---------------------------------------------------------------- sizes
 
@@ -258,12 +261,13 @@ def _slots(a: Assignment, name: str) -> list[tuple[Any, Any]]:
 
 def shrink(g: Any, env: Any, plan: Any, witness: bool, seed: int,
            budget: tuple[int, float, int], base: Assignment, cx: Counterexample,
-           confirm_work: int = 0, notes: list[str] | None = None) -> Counterexample:
+           confirm_work: int = 0, notes: list[str] | None = None,
+           confirm_degenerate: int = 0) -> Counterexample:
     """The counterexample ``cx`` (found at the free values ``base``, confirmed with
     ``confirm_work`` units of exact work) made smaller and plainer and confirmed in exact
     arithmetic; ``cx`` itself when nothing shrinks.  A shrunk one keeps ``cx`` as its
     ``unshrunk``."""
-    s = _Shrinker(g, env, plan, witness, seed, budget, confirm_work, notes)
+    s = _Shrinker(g, env, plan, witness, seed, budget, confirm_work, notes, confirm_degenerate)
     s.best = (base, cx)
     try:
         s.baseline()
