@@ -272,3 +272,14 @@ def test_one_division_by_zero_is_no_licence_for_another() -> None:
     assert t["x"] * t["y"] / t["y"] != t["x"] + 1          # fails without any 0/0
     u = _exact(vs["u"].counterexample["assignment"]["reals"])
     assert u["z"] == 1, u
+
+
+def test_a_smaller_size_keeps_the_data_that_fails() -> None:
+    """Review 92: `relu6 n x = relu n x` fails only where an entry is past 6, which a fresh draw
+    at a smaller size seldom gives: the counterexample kept n = 2, x = [0, 13/2].  A smaller size
+    tries the current data cut to it first (its first entries, then its last): n = 1."""
+    text = "theorem r6 (n : Nat) (x : Vec n) : relu6 n x = relu n x := by norm\n"
+    a = _cex(text, "r6", root=_bare_root())["assignment"]
+    assert a["sizes"] == {"n": 1}, a
+    (x,) = _exact(a["tensors"])["x"]
+    assert x > 6 and min(max(x, 0), 6) != max(x, 0), a          # relu6 x ≠ relu x

@@ -8,7 +8,8 @@ the one an engineer would write down: ``N = 2`` where ``N = 1`` fails too, ``X =
 greedily and deterministically:
 
 1. **sizes** — each free size in the theorem's order is lowered to the smallest value at which
-   a fresh draw (the search's three kinds of data, seeded) still refutes in floating point;
+   the current data cut to the new lengths (first entries, or last) or a fresh draw (the
+   search's three kinds of data, seeded) still refutes in floating point;
    after a success the names are tried again from the first.  A size is never lowered to 0 (a
    statement that fails only there is found there by the search itself, and a divisor bug is
    better shown at ``R = 2`` than as Lean's ``x / 0 = 0``);
@@ -153,7 +154,7 @@ class _Shrinker:
                     for v in range(1, cur[name]):
                         trial = {**cur, name: v}
                         step += 1
-                        found = self._at_sizes(trial, step)
+                        found = self._at_sizes(trial, step, base)
                         if found is not None:
                             base, cur, changed, progress = found, trial, True, True
                             break
@@ -163,15 +164,21 @@ class _Shrinker:
             if changed:
                 self._confirm(base)
 
-    def _at_sizes(self, sizes: dict[str, int], step: int) -> Assignment | None:
+    def _at_sizes(self, sizes: dict[str, int], step: int, now: Assignment
+                  ) -> Assignment | None:
+        """Data at ``sizes`` that still refutes: the current data cut to the new lengths (its
+        first entries, then its last: `relu6 n x = relu n x` fails at `x = [0, 13/2]` through
+        its last), then the search's three kinds of fresh draws."""
         if S._entries_to_draw(self.g, self.plan, sizes) > S.EXACT_ELEMENTS:
             return None
-        for di, data in enumerate(S._DRAWS):
+        for di, data in enumerate(("head", "tail") + S._DRAWS):
             rng = np.random.default_rng([self.seed, 7919, step, di])
             base = self._spend(lambda: S._draw_base(self.g, self.env, self.plan, sizes, rng,
-                                                    data))
+                                                    data if data in S._DRAWS else "halves"))
             if base is None:            # a hypothesis about sizes alone fails here
                 return None
+            if data not in S._DRAWS:
+                _cut(now, base, data)
             if self._refutes(base):
                 return base
         return None
@@ -233,6 +240,25 @@ class _Shrinker:
                 continue
             out.append(v)
         return out
+
+
+def _cut(old: Assignment, new: Assignment, end: str) -> None:
+    """``new`` (fresh data at smaller sizes) given ``old``'s values where it can hold them: its
+    reals, and its vectors' (and replica families' members') first or last entries."""
+    def fit(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        x, out = np.asarray(x, dtype=np.float64).reshape(-1), np.array(y, dtype=np.float64)
+        flat, k = out.reshape(-1), min(np.size(x), np.size(y))
+        if k:
+            flat[:k] = x[:k] if end == "head" else x[-k:]
+        return flat.reshape(out.shape)
+    for name in new.reals.keys() & old.reals.keys():
+        new.reals[name] = float(old.reals[name])
+    for name in new.tensors.keys() & old.tensors.keys():
+        new.tensors[name] = fit(old.tensors[name], new.tensors[name])
+    for name in new.families.keys() & old.families.keys():
+        olds = old.families[name]
+        new.families[name] = [fit(olds[r], y) if r < len(olds) else y
+                              for r, y in enumerate(new.families[name])]
 
 
 def _slots(a: Assignment, name: str) -> list[tuple[Any, Any]]:
