@@ -283,3 +283,19 @@ def test_a_smaller_size_keeps_the_data_that_fails() -> None:
     assert a["sizes"] == {"n": 1}, a
     (x,) = _exact(a["tensors"])["x"]
     assert x > 6 and min(max(x, 0), 6) != max(x, 0), a          # relu6 x ≠ relu x
+
+
+def test_a_conjunction_names_its_failing_part() -> None:
+    """A counterexample to `A ∧ B` names the part that fails at the values shown (shrinking
+    may make another part fail than the one the search first found: the summary names the
+    one that fails at the reported point, as `sides` and the printed Python compute it)."""
+    text = """
+theorem conj_second (n : Nat) (x : Vec n) :
+    (fun (i : Fin n) => 2 * x i) = (fun (i : Fin n) => x i + x i) ∧ relu6 n x = relu n x := by norm
+theorem conj_nested (n : Nat) (x : Vec n) (a : ℝ) :
+    a + a = 2 * a ∧ (a * a = a * a ∧ relu6 n x = relu n x) := by norm
+"""
+    for name in ("conj_second", "conj_nested"):
+        msg = _cex(text, name)["message"]
+        assert "in the part `relu6 n x = relu n x`: at index 0:" in msg, msg
+        assert msg.count("in the part") == 1, msg

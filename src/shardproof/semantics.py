@@ -1709,7 +1709,10 @@ def _judge(prop: T.Term, ev: _Ev, loc: dict, want: bool) -> _Detail:
             return _judge(prop.lhs, ev, loc, True)
         for part in (prop.lhs, prop.rhs):
             if not bool(np.all(ev.prop(part, loc).arr)):
-                return _judge(part, ev, loc, False)
+                d = _judge(part, ev, loc, False)
+                if not isinstance(part, T.And):   # (a nested `∧` names its own failing part)
+                    d.text = f"in the part `{_clip_part(pretty(part))}`: {d.text}"
+                return d
         return _Detail(text=pretty(prop))
     if isinstance(prop, T.App) and isinstance(prop.fn, T.Var) and prop.fn.name not in loc:
         g = ev.env.get(prop.fn.name)
@@ -1736,6 +1739,11 @@ def _judge(prop: T.Term, ev: _Ev, loc: dict, want: bool) -> _Detail:
             text = f"{_sides_text(lhs, rhs)}"
         return _Detail(lhs, rhs, index, text)
     return _Detail(text=pretty(prop))
+
+
+def _clip_part(text: str, limit: int = 120) -> str:
+    """A failing part of a conjunction, as named in a counterexample's summary: short."""
+    return text if len(text) <= limit else text[:limit] + " …"
 
 
 def _as_elementwise(v: Val) -> Val:
