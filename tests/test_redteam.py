@@ -467,14 +467,13 @@ def test_true_statements_are_never_refuted(tmp_path: Path) -> None:
     "theorem e1 : ∃ (x : ℝ), exp (x - (x + 10) ^ 30000) ≠ 0 := by witness (x := 0)",
     "theorem e2 (x : ℝ) : (if exp (x - (x + 10) ^ 10000) = 0 then 1 else 0) = 0 := by norm",
     # twenty-eighth review: a size tied to something that is not a size (`n = v 0`, `n = -x`)
-    # crashed the search and the witness check; a family defined by a sum of a vector's
-    # entries crashed the engine
+    # crashed the search and the witness check (and a family defined by a sum of a vector's
+    # entries crashed the engine: `k4`, proved since sums over `Fin 2` are written out, is in
+    # test_sums_over_small_numeral_ranges_are_written_out)
     "theorem bad1 (n : Nat) (v : Vec 1) (h : n = v 0) (x : ℝ) : x * n = x + 1 := by norm",
     "theorem bad2 (n : Nat) (x : ℝ) (h : n = -x) (y : ℝ) : y * n = y + 1 := by norm",
     "theorem w5 : ∃ (n : Nat) (v : Vec 1) (h : n = v 0) (x : ℝ), x * n ≠ x := by\n"
     "  witness (v := ![2]) (x := 1)",
-    "theorem k4 (R : Nat) (v : Vec 2) (e : Fin R → ℝ) (h : ∀ (q : Fin R), e q = ∑ (j : Fin 2),"
-    " v j) (r : Fin R) : e r = v 0 + v 1 := by norm",
     # twenty-sixth review: a witness missing `v` read the later `def v : Vec 2` (a traceback)
     "theorem w1 : ∃ (y : ℝ) (v : Vec 1), v ≠ (fun (i : Fin 1) => v 0) := by witness (y := 0)\n"
     "def v : Vec 2 := ![0, 1]",
@@ -1372,3 +1371,40 @@ theorem bad1 {b q : Nat} (u : Vec b) (x : Vec (q * q)) : sz u x = (q : ℝ) + 10
     assert "cannot infer the implicit size `b` of `sz`" in e.value.message and \
         "Vec (b * ?b)" in e.value.message, e.value.message
     assert (e.value.span.line, e.value.span.col) == (3, 63)
+
+
+def test_sums_over_small_numeral_ranges_are_written_out(tmp_path: Path) -> None:
+    """Ninety-fifth review: `∑ (r : Fin 2), g r = g 0 + g 1` was `unknown`, and so was a
+    swapped loader checked at R = 2.  Where the first attempt fails on a statement with a `∑`
+    over `Fin 2` … `Fin 4`, a second writes those sums out (rule `sum_unroll`; the kernel's
+    `norm` step with `unroll`).  False twins refuted; a sum over one range of `2 * C` against
+    a double sum is still proved (the first attempt)."""
+    root = _write(tmp_path, {"t.lemma": """
+theorem ok2 (g : Vec 2) : (∑ (r : Fin 2), (if r = 0 then g 1 else g 0)) = g 0 + g 1 := by norm
+theorem bad2 (g : Vec 2) : (∑ (r : Fin 2), (if r = 0 then g 1 else g 0)) = g 0 + g 0 := by norm
+theorem ok3 (C : Nat) (X : Vec (3 * C)) (c : Fin C) :
+    (∑ (k : Fin 3), 2 * X[k, c]) = 2 * X[0, c] + 2 * X[1, c] + 2 * X[2, c] := by norm
+theorem bad3 (C : Nat) (X : Vec (3 * C)) (c : Fin C) :
+    (∑ (k : Fin 3), 2 * X[k, c]) = 2 * X[0, c] + 2 * X[1, c] + 2 * X[1, c] := by norm
+theorem nested (C : Nat) (X : Vec (2 * C)) :
+    (∑ (r : Fin 2) (c : Fin C), X[r, c]) = ∑ (i : Fin (2 * C)), X i := by norm
+theorem mean2 (N : Nat) (hN : 0 < N) (X : Vec (2 * N)) :
+    (∑ (r : Fin 2), (∑ (n : Fin N), X[r, n]) / N) / 2 = (∑ (i : Fin (2 * N)), X i) / (2 * N) := by norm
+theorem k4 (R : Nat) (v : Vec 2) (e : Fin R → ℝ) (h : ∀ (q : Fin R), e q = ∑ (j : Fin 2), v j)
+    (r : Fin R) : e r = v 0 + v 1 := by norm
+"""})
+    for replay in (True, False):
+        vs = {v.name: v for v in
+              check_paths([root], Options(search_seconds=2.0, replay=replay)).verdicts}
+        assert {n: v.verdict for n, v in vs.items()} == {
+            "ok2": "proved", "bad2": "refuted", "ok3": "proved", "bad3": "refuted",
+            "nested": "proved", "mean2": "proved", "k4": "proved"}, {n: (v.verdict, v.reason) for n, v in vs.items()}
+        assert "sum_unroll" in vs["ok2"].rules and "sum_unroll" not in vs["nested"].rules
+    # past `Fin 4` the sum stays one, and the reason says so (it spoke of sums cut at a size)
+    (tmp_path / "five").mkdir()
+    root5 = _write(tmp_path / "five", {"t.lemma": """
+theorem ok5 (g : Vec 5) : (∑ (r : Fin 5), (if r = 0 then g 1 else g 0)) = g 1 + 4 * g 0 := by norm
+"""})
+    v = check_paths([root5], Options(search_seconds=1.0)).verdicts[0]
+    assert v.verdict == "unknown" and "written out term by term up to `Fin 4` only" in v.reason, \
+        v.reason

@@ -589,6 +589,28 @@ def test_ite_indicator(op, x, y, z, conj) -> None:
     assert values(side, env, {}) == (x * y + 1 if c else z - x)
 
 
+@SETTINGS
+@given(C=st.integers(1, 3), seed=seed_st, a=st.integers(-2, 2))
+def test_sum_unroll(C, seed, a) -> None:
+    """Σ_{i<n} f(i) = f(0) + … + f(n−1) for a numeral n from 2 to 4, with a symbolic binder
+    after it and an `if` on the unrolled index (decided once it is a number)."""
+    text = ("theorem t (C : Nat) (X : Vec (4 * C)) (Y : Vec 3) (a : ℝ) :"
+            " (∑ (k : Fin 4) (c : Fin C), (if k = 1 then a else Y[2]) * X[k, c])"
+            " + (∑ (i : Fin 3) (j : Fin 2), Y i * Y j) = a")
+    hit = _NF_CACHE.get(("unroll", text))
+    if hit is None:
+        g, genv = _theorem(text)
+        sides, ctx = statement_normal_forms(g, genv, unroll=True)
+        hit = _NF_CACHE[("unroll", text)] = (sides[0], ctx)
+    side, ctx = hit
+    assert "sum_unroll" in ctx.rules_used
+    X, Y = fr(seed, 4 * C), fr(seed + 1, 3)
+    env = NFEnv(sizes={"C": C}, scalars={"a": Fraction(a)}, tensors={"X": X, "Y": Y})
+    want = sum((a if k == 1 else Y[2]) * X[k * C + c] for k in range(4) for c in range(C)) + \
+        sum(Y[i] * Y[j] for i in range(3) for j in range(2))
+    assert values(side, env, {}) == want
+
+
 PACK = """def pack3 (C : Nat) (X Y Z : Vec C) : Vec (3 * C) :=
   fun (k : Fin 3) (j : Fin C) =>
     if k = 1 then X j else (if k < 1 then Y j else (if k ≠ 2 ∧ k ≥ 1 then Z j else X j * Y j))
@@ -745,6 +767,7 @@ RULE_TESTS: dict[str, Callable[..., None]] = {
     "inv_opaque": test_inv_opaque,
     "ite_indicator": test_ite_indicator,
     "index_compare_const": test_index_compare_const,
+    "sum_unroll": test_sum_unroll,
     "sum_unit_range": test_sum_unit_range,
     "sum_empty_range": test_sum_empty_range,
     "sum_split_add": test_sum_split_add,

@@ -645,8 +645,21 @@ def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
             ktrace.append({"rule": "defeq"})
             return Attempt(True, ctx=pr.ctx, lemmas=lemmas, steps=steps, ktrace=ktrace)
         final = goal.stmt if steps else None
-        res = pr.run(goal.stmt, cur_types)
-        ktrace.append({"rule": "norm"})
+        try:
+            res = pr.run(goal.stmt, cur_types)
+            ktrace.append({"rule": "norm"})
+        except (Failure, EngineGap) as first:
+            if not pr.nz.saw_numeral_sum:
+                raise
+            # again with every `∑` over `Fin 2` … `Fin 4` written out term by term (not the
+            # default: a sum over `Fin (2 * C)` written as one would no longer meet it)
+            pr2 = Prover(g, genv, fuel)
+            pr2.nz.unroll = True
+            try:
+                res = pr2.run(goal.stmt, cur_types)
+            except (Failure, EngineGap):
+                raise first from None                  # the reason is the first attempt's
+            ktrace.append({"rule": "norm", "unroll": True})
         res.lemmas, res.steps, res.ktrace, res.final = lemmas, steps, ktrace, final
         return res
     except tac.TacticError as e:

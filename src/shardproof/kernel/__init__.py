@@ -664,7 +664,7 @@ def replay(goal: Goal, trace: list[dict[str, Any]]) -> list[str]:
                 used |= {"kernel:defeq", "oracle:index-ring"}
             elif rule == "norm":        # the kernel's own normal forms of the two sides agree
                 from .nf import check_statement  # (here: nf imports this module)
-                used |= check_statement(goal)
+                used |= check_statement(goal, step.get("unroll", False))
             elif rule == "witness":     # a `≠` at one exact assignment, evaluated here
                 from .nf import check_witness
                 used |= check_witness(goal, step["assignment"])

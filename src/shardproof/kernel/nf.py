@@ -43,6 +43,7 @@ from . import (Goal, Rejected, _holds, _strip_forall, between_sizes, facts, nonz
 IPoly, RPoly = arith.IPoly, arith.RPoly
 ONE = IPoly.const(1)
 MAX_BITS = 1 << 17          # a number at a witness: numerator and denominator together
+UNROLL = 4                  # `norm` with `unroll`: a `∑` over `Fin 0` … `Fin 4` term by term
 MAX_DEFINED_NODES = 100_000   # definitions by hypotheses, substituted (each round walks them)
 
 
@@ -80,7 +81,8 @@ def _decide(op: str, v: Any) -> RPoly:
 class NF:
     """Evaluates terms of one theorem into the kernel's normal form."""
 
-    def __init__(self, goal: Goal, fuel: int = 400_000) -> None:
+    def __init__(self, goal: Goal, fuel: int = 400_000, unroll: bool = False) -> None:
+        self.unroll = unroll                 # a `∑` over `Fin 2` … `Fin 4` term by term
         self.goal, self.decls, self.hyps = goal, goal.decls, list(goal.hyps.values())
         self.nz = frozenset(nonzero_names(facts(goal)))
         self.bounds: dict[str, IPoly] = {}
@@ -335,7 +337,11 @@ class NF:
 
     # ---- sums
     def sum(self, t: T.Sum, env: dict) -> RPoly:
-        if self.closed:                          # at a witness: term by term
+        ty = t.binders[0].ty
+        n = self.nat(ty.args[0], env) if self.unroll and _head(ty) == "Fin" else None
+        if self.closed or n is not None and n.is_const() and n.const_value() <= UNROLL:
+            # at a witness, or (a `norm` step that says so) over a numeral range: term by term
+            self.used |= set() if self.closed else {"kernel:nf-sum"}
             return reduce(lambda acc, e: self.charge(acc + self.real(self.ev(e[0], e[1]))),
                           self.instances(t, env), RPoly())
         e = dict(env)
@@ -602,9 +608,9 @@ def definitions(goal: Goal) -> dict[str, T.Term]:
     return out
 
 
-def check_statement(goal: Goal) -> set[str]:
+def check_statement(goal: Goal, unroll: bool = False) -> set[str]:
     """Decide every equation of the goal by the kernel's normal form; raise when one fails."""
-    nfc = NF(goal)
+    nfc = NF(goal, unroll=unroll is True)
     defs = definitions(goal)
     for _ in defs:                                    # chains: x := … y …, y := …
         new = {n: subst(v, defs) for n, v in defs.items()}

@@ -494,7 +494,8 @@ class SideNF:
         return all(env.indices.get(v) == k for v, k in self.fixed.items())
 
 
-def statement_normal_forms(g: Any, genv: Any, fuel: int = 200_000) -> tuple[list[SideNF], Any]:
+def statement_normal_forms(g: Any, genv: Any, fuel: int = 200_000, unroll: bool = False
+                           ) -> tuple[list[SideNF], Any]:
     """Normalise every equation of theorem ``g`` the way ``prove.Prover`` does (``by norm``).
 
     Returns the sides and the :class:`~.nf.NFContext` (rules used, bounds).  Where the prover
@@ -502,7 +503,8 @@ def statement_normal_forms(g: Any, genv: Any, fuel: int = 200_000) -> tuple[list
     :class:`SideNF` per case, with the leaf's value in ``fixed``.  Raises
     ``NotImplementedError`` for statements outside equations of reals, vectors and replica
     families under `∧` and `∀ (i : Fin n)`, and the engine's own exceptions (``EngineGap``)
-    where the normaliser gives up.
+    where the normaliser gives up.  ``unroll``: as the prover's second attempt, which writes a
+    `∑` over `Fin 2` … `Fin 4` out term by term.
     """
     from .. import terms as T
     from ..prove import Prover, free_index, theorem_env
@@ -511,6 +513,7 @@ def statement_normal_forms(g: Any, genv: Any, fuel: int = 200_000) -> tuple[list
 
     pr = Prover(g, genv, fuel)
     nz = pr.nz
+    nz.unroll = unroll                 # (the prover's second attempt: `∑` over `Fin 2` … `Fin 4`)
     env = theorem_env(g, nz)
     out: list[SideNF] = []
 

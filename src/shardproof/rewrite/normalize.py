@@ -22,6 +22,9 @@ from .nf import (ONE, ZERO, Acc, Fn, Jac, NFContext, Op, Poly, Scalar, bound_as_
                  canonical_lam, fresh, indicator_eqz, indicator_pos, inverse, mk_sum)
 
 
+SUM_UNROLL = 4     # a `∑` over `Fin 2` … `Fin 4` is written term by term (as the kernel's)
+
+
 class EngineGap(Exception):
     """Something the normaliser cannot do (reported as `unknown`, never guessed)."""
 
@@ -161,6 +164,8 @@ class Normaliser:
         self.ctx = ctx
         self.size_subst = dict(size_subst)
         self._closed_nat: dict[T.Term, IPoly] = {}
+        self.unroll = False            # write a `∑` over `Fin 2` … `Fin 4` out (sum_unroll)?
+        self.saw_numeral_sum = False   # met one (so that a second attempt may write it out)
 
     # ---- index arithmetic
     def nat(self, t: T.Term, env: dict[str, Any]) -> IPoly:
@@ -287,6 +292,12 @@ class Normaliser:
         if isinstance(t, T.App):
             return self._as_real(self.app(t, env, "real"))
         if isinstance(t, T.Sum):
+            n = self.numeral_range(t.binders[0].ty, env)
+            if n is not None:               # Σ_{i<2} f i = f 0 + f 1 (the kernel's reading too)
+                self.ctx.use("sum_unroll")
+                rest = T.rebind(t, t.binders[1:], t.body) if t.binders[1:] else t.body
+                return sum((self.real(rest, {**env, t.binders[0].name: IPoly.const(i)})
+                            for i in range(n)), ZERO)
             names, env2 = self.bind_sum(t.binders, env)
             body = self.real(t.body, env2)
             return mk_sum(names, body, self.ctx)
@@ -296,6 +307,17 @@ class Normaliser:
             self.ctx.use("ite_indicator")
             return b + c * (a - b)
         raise EngineGap(f"cannot evaluate {type(t).__name__} as a real number")
+
+    def numeral_range(self, ty: T.Term | None, env: dict[str, Any]) -> int | None:
+        """``n`` for a binder type ``Fin n`` with ``n`` a numeral from 2 to SUM_UNROLL, when
+        unrolling (a second attempt: :func:`shardproof.prove.attempt`)."""
+        if not (isinstance(ty, T.App) and ty.fn == T.Var("Fin") and len(ty.args) == 1):
+            return None
+        n = self.nat(ty.args[0], env)
+        if not (n.is_const() and 2 <= n.const_value() <= SUM_UNROLL):
+            return None
+        self.saw_numeral_sum = True
+        return n.const_value() if self.unroll else None
 
     def bind_sum(self, binders: tuple[T.Binder, ...], env: dict[str, Any]
                  ) -> tuple[list[tuple[str, IPoly]], dict[str, Any]]:
@@ -323,9 +345,14 @@ class Normaliser:
                 d = self.nat(t.lhs, env) - self.nat(t.rhs, env)
                 if not d.is_const():
                     # (the source's names: `d` has the engine's fresh names for bound indices)
+                    numeral = any(self.ctx.bounds.get(v) is not None and
+                                  self.ctx.bounds[v].is_const() for v in d.vars())
                     why = (f"`{pretty(t)}` compares indices or sizes whose difference is not a "
-                           "constant (a sum cut at a size, as `Fin.append` and uneven shards "
-                           "need, is not built: docs/architecture.md)")
+                           "constant (" + (f"a `∑` over a numeral range is written out term by "
+                                           f"term up to `Fin {SUM_UNROLL}` only" if numeral else
+                                           "a sum cut at a size, as `Fin.append` and uneven "
+                                           "shards need, is not built: docs/architecture.md") +
+                           ")")
                     for v in sorted(d.vars()):
                         bd = self.ctx.bounds.get(v)
                         if bd is not None and bd.is_const() and 0 < bd.const_value() <= 16:

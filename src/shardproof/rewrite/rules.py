@@ -51,6 +51,9 @@ RULES: tuple[Rule, ...] = (
     Rule("index_compare_const", "rule",
          "a comparison of two index expressions whose difference is a constant is decided", "",
          "normalize.Normaliser.cond"),
+    Rule("sum_unroll", "rule",
+         "Σ_{i<n} f(i) = f(0) + … + f(n−1) for a numeral n from 2 to 4 (first binder first)", "",
+         "normalize.Normaliser.real"),
     # ---- sums (applied by mk_sum in this order)
     Rule("sum_unit_range", "rule", "Σ_{i<1} f(i) = f(0)", "", "nf.mk_sum"),
     Rule("sum_empty_range", "rule", "Σ_{i<0} f(i) = 0", "", "nf.mk_sum"),
