@@ -178,7 +178,7 @@ def test_per_replica_bn_is_refuted_at_the_first_site(negative_root, key):
 # --------------------------------------------------------------------------- the step-tie negative
 
 def _side(cex: dict, side: str) -> sympy.Expr:
-    """One side of a counterexample's failing equation, exactly (`"-479*sqrt(19743)/78972"`)."""
+    """One side of a counterexample's failing equation, exactly (`"-2*sqrt(7)/7"`)."""
     v = cex[side]
     if isinstance(v, list):
         v = v[cex["index"]] if cex["index"] is not None else v[0]
