@@ -1408,3 +1408,21 @@ theorem ok5 (g : Vec 5) : (∑ (r : Fin 5), (if r = 0 then g 1 else g 0)) = g 1 
     v = check_paths([root5], Options(search_seconds=1.0)).verdicts[0]
     assert v.verdict == "unknown" and "written out term by term up to `Fin 4` only" in v.reason, \
         v.reason
+
+
+def test_a_reciprocal_hint_is_given_only_where_the_hypothesis_helps(tmp_path: Path) -> None:
+    """Ninety-fifth review: a residual with `1/N` asked for `(hN : 0 < N)`, which did not help
+    (the statement needs sums over adjacent ranges merged).  The engine now tries the statement
+    with the names nonzero first; where that still fails, the hint says so.  Where it helps,
+    the hint is as before."""
+    root = _write(tmp_path, {"t.lemma": """
+theorem next_mean (Q N : Nat) (X : Vec (((Q + 1) * N) * 1)) :
+    ((∑ (r : Fin Q) (i : Fin N), X[(r + 1) * N + i, 0]) + (∑ (i : Fin N), X[i, 0])) / ((Q + 1) * N)
+      = (∑ (m : Fin ((Q + 1) * N)), X[m, 0]) / ((Q + 1) * N) := by norm
+theorem inv_R (R : Nat) (x : ℝ) : R * (x / R) = x := by norm
+"""})
+    vs = {v.name: v for v in check_paths([root], Options(search_seconds=0.0)).verdicts}
+    assert vs["next_mean"].verdict == "unknown"
+    assert "needs `N ≠ 0` — but with it the normal forms still differ" in vs["next_mean"].reason
+    assert "add a hypothesis" not in vs["next_mean"].reason, vs["next_mean"].reason
+    assert "needs `R ≠ 0` (add a hypothesis `(hR : 0 < R)`)" in vs["inv_R"].reason

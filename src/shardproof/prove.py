@@ -680,11 +680,14 @@ def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
     return out
 
 
-def _missing_side_conditions(g: GlobalDecl, residual: str | None) -> str | None:
+def _missing_side_conditions(g: GlobalDecl, residual: str | None,
+                             genv: GlobalEnv | None = None) -> str | None:
     """Name the hypothesis to add when a residual shows an uncancelled reciprocal of a size or a
     real variable: the whole name after `1/` (the fifty-eighth review: `1/xy` named `x` too), and
     for a real `x ≠ 0`, which no sign hypothesis contradicts (`0 < x` beside `x < 0` would make
-    the theorem vacuous)."""
+    the theorem vacuous).  With ``genv``, for a statement proved by `norm` alone, the engine
+    first tries it with those names nonzero: where that does not prove it either, the hint
+    says so instead of asking for hypotheses that would not help (the ninety-fifth review)."""
     if not residual:
         return None
     nz = nonzero_names(with_ties(defined_facts(g, [h for _, h in g.hyps] + binder_facts(g)),
@@ -695,7 +698,7 @@ def _missing_side_conditions(g: GlobalDecl, residual: str | None) -> str | None:
     if not missing:
         return None
     taken = {n for n, _ in g.binders} | {n for n, _ in g.hyps}
-    out = []
+    out, add = [], []
     for n, ty in missing:
         # a real given by an equation written `RHS = x`, which `norm` does not substitute (it
         # reads `x = RHS`): turning it round is the fix, not a new hypothesis (reviews 71, 81)
@@ -704,7 +707,13 @@ def _missing_side_conditions(g: GlobalDecl, residual: str | None) -> str | None:
         if eq is not None and isinstance(ty, RealT):
             out.append(f"`{n} ≠ 0` — but `{eq}` says what `{n}` is: write it `{n} = …` "
                        "(`norm` substitutes an equation with the variable on the left)")
-            continue
+        else:
+            add.append((n, ty))
+    if add and genv is not None and _not_enough(g, genv, {n for n, _ in add}):
+        names = ", ".join(f"`{n} ≠ 0`" for n, _ in add)
+        return ", ".join(out + [f"{names} — but with {'it' if len(add) == 1 else 'them'} the "
+                                "normal forms still differ: the reciprocal is not all that is left"])
+    for n, ty in add:
         hn = f"h{n}"
         while hn in taken:            # (the suggested name must not clash with one in use)
             hn += "'"
@@ -712,6 +721,22 @@ def _missing_side_conditions(g: GlobalDecl, residual: str | None) -> str | None:
         out.append(f"`{n} ≠ 0` (add a hypothesis `({hn} : "
                    f"{f'0 < {n}' if isinstance(ty, NatT) else f'{n} ≠ 0'})`)")
     return ", ".join(out)
+
+
+def _not_enough(g: GlobalDecl, genv: GlobalEnv, names: set[str]) -> bool:
+    """Does `norm` still fail on ``g`` (no script) with ``names`` known nonzero?  False where it
+    cannot tell (a script, or the engine stops for another reason than differing forms)."""
+    if g.proof is not None and any(s.tactic != "norm" or s.names for s in g.proof.steps):
+        return False
+    pr = Prover(g, genv, 200_000)
+    pr.ctx.nonzero |= names
+    try:
+        pr.run()
+        return False
+    except Failure:
+        return True
+    except Exception:               # (outside the engine, out of fuel: no claim either way)
+        return False
 
 
 _FORALL_NE = ("Lean reads a `≠` under the theorem's binders for EVERY value of them, and this "
@@ -835,7 +860,7 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: Checker, options: Options) -
         return v
     reason = "; ".join([at.reason or "not proved"] + _where_sides_differ(at.final, genv) +
                        notes + _refuted_root(at.cites, genv, checker))
-    hint = _missing_side_conditions(g, at.residual)
+    hint = _missing_side_conditions(g, at.residual, genv)
     if hint:
         reason += f"; the residual keeps a reciprocal: needs {hint}"
     # the steps the engine took before it stopped (`explain` shows where a script broke)
