@@ -1408,6 +1408,19 @@ theorem ok5 (g : Vec 5) : (∑ (r : Fin 5), (if r = 0 then g 1 else g 0)) = g 1 
     v = check_paths([root5], Options(search_seconds=1.0)).verdicts[0]
     assert v.verdict == "unknown" and "written out term by term up to `Fin 4` only" in v.reason, \
         v.reason
+    # ninety-sixth review: that text only where a `∑`'s binder over a numeral past 4 is left
+    # (not for a theorem's own indices), and a second try out of fuel keeps the first's reason
+    (tmp_path / "r96").mkdir()
+    root96 = _write(tmp_path / "r96", {"t.lemma": """
+theorem n1 (g : Vec 3) (i : Fin 3) (j : Fin 3) :
+    (if i = j then g i else 0) = (if j = i then g j else 0) := by norm
+theorem fu1 (v : Vec 2) : (∑ (a : Fin 4) (b : Fin 4) (c : Fin 4) (d : Fin 4) (e : Fin 4) (f : Fin 4)
+    (m : Fin 4) (h : Fin 4), (if a = 0 then (0 : ℝ) else 0)) + (∑ (r : Fin 2), v r) = v 0 + v 1 := by norm
+"""})
+    vs = {v.name: v for v in check_paths([root96], Options(search_seconds=0.5)).verdicts}
+    assert vs["n1"].verdict == "unknown" and "up to `Fin 4`" not in vs["n1"].reason, vs["n1"].reason
+    assert vs["fu1"].verdict == "unknown" and "out of fuel" not in vs["fu1"].reason and \
+        "`a = 0` compares" in vs["fu1"].reason, vs["fu1"].reason
 
 
 def test_a_reciprocal_hint_is_given_only_where_the_hypothesis_helps(tmp_path: Path) -> None:

@@ -657,7 +657,7 @@ def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
             pr2.nz.unroll = True
             try:
                 res = pr2.run(goal.stmt, cur_types)
-            except (Failure, EngineGap):
+            except (Failure, EngineGap, FuelExhausted, RecursionError):
                 raise first from None                  # the reason is the first attempt's
             ktrace.append({"rule": "norm", "unroll": True})
         res.lemmas, res.steps, res.ktrace, res.final = lemmas, steps, ktrace, final

@@ -166,6 +166,7 @@ class Normaliser:
         self._closed_nat: dict[T.Term, IPoly] = {}
         self.unroll = False            # write a `∑` over `Fin 2` … `Fin 4` out (sum_unroll)?
         self.saw_numeral_sum = False   # met one (so that a second attempt may write it out)
+        self.sum_digits: set[str] = set()   # the engine's names for `∑` binders (a reason)
 
     # ---- index arithmetic
     def nat(self, t: T.Term, env: dict[str, Any]) -> IPoly:
@@ -327,6 +328,7 @@ class Normaliser:
         for b in binders:
             leaves = self.leaf_bounds(b.ty, env)  # type: ignore[arg-type]
             fs = [fresh() for _ in leaves]
+            self.sum_digits.update(fs)
             for f, bd in zip(fs, leaves):
                 self.ctx.bounds[f] = bd
                 names.append((f, bd))
@@ -345,8 +347,9 @@ class Normaliser:
                 d = self.nat(t.lhs, env) - self.nat(t.rhs, env)
                 if not d.is_const():
                     # (the source's names: `d` has the engine's fresh names for bound indices)
-                    numeral = any(self.ctx.bounds.get(v) is not None and
-                                  self.ctx.bounds[v].is_const() for v in d.vars())
+                    numeral = any(v in self.sum_digits and self.ctx.bounds[v].is_const() and
+                                  self.ctx.bounds[v].const_value() > SUM_UNROLL
+                                  for v in d.vars())     # (a `∑`'s binder left a sum)
                     why = (f"`{pretty(t)}` compares indices or sizes whose difference is not a "
                            "constant (" + (f"a `∑` over a numeral range is written out term by "
                                            f"term up to `Fin {SUM_UNROLL}` only" if numeral else
