@@ -206,3 +206,8 @@ def _raw(t: T.Term) -> str:
         head = f"/-! {t.header} -/\n\n" if t.header else ""
         return head + "\n\n".join(_raw(d) for d in t.decls) + "\n"
     raise TypeError(f"cannot print {type(t).__name__}")
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut at ``limit`` characters, an ellipsis marking the cut (a term in a message)."""
+    return text if len(text) <= limit else text[:limit] + " …"

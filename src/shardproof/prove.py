@@ -20,7 +20,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from . import terms as T
-from .pretty import pretty
+from .pretty import clip, pretty
 from .rewrite.ipoly import IPoly
 from .rewrite.nf import Acc, FuelExhausted, NFContext, Poly, Scalar, SumA, show_poly
 from .rewrite.normalize import (
@@ -681,7 +681,7 @@ def attempt(g: GlobalDecl, genv: GlobalEnv, fuel: int = 200_000,
 
 
 def _missing_side_conditions(g: GlobalDecl, residual: str | None,
-                             genv: GlobalEnv | None = None) -> str | None:
+                             genv: GlobalEnv | None = None, fuel: int = 200_000) -> str | None:
     """Name the hypothesis to add when a residual shows an uncancelled reciprocal of a size or a
     real variable: the whole name after `1/` (the fifty-eighth review: `1/xy` named `x` too), and
     for a real `x ≠ 0`, which no sign hypothesis contradicts (`0 < x` beside `x < 0` would make
@@ -709,7 +709,7 @@ def _missing_side_conditions(g: GlobalDecl, residual: str | None,
                        "(`norm` substitutes an equation with the variable on the left)")
         else:
             add.append((n, ty))
-    if add and genv is not None and _not_enough(g, genv, {n for n, _ in add}):
+    if add and genv is not None and _not_enough(g, genv, {n for n, _ in add}, fuel):
         names = ", ".join(f"`{n} ≠ 0`" for n, _ in add)
         return ", ".join(out + [f"{names} — but with {'it' if len(add) == 1 else 'them'} the "
                                 "normal forms still differ: the reciprocal is not all that is left"])
@@ -723,12 +723,12 @@ def _missing_side_conditions(g: GlobalDecl, residual: str | None,
     return ", ".join(out)
 
 
-def _not_enough(g: GlobalDecl, genv: GlobalEnv, names: set[str]) -> bool:
+def _not_enough(g: GlobalDecl, genv: GlobalEnv, names: set[str], fuel: int) -> bool:
     """Does `norm` still fail on ``g`` (no script) with ``names`` known nonzero?  False where it
     cannot tell (a script, or the engine stops for another reason than differing forms)."""
     if g.proof is not None and any(s.tactic != "norm" or s.names for s in g.proof.steps):
         return False
-    pr = Prover(g, genv, 200_000)
+    pr = Prover(g, genv, fuel)                   # (the budget of the attempt it repeats)
     pr.ctx.nonzero |= names
     try:
         pr.run()
@@ -860,7 +860,7 @@ def decide(g: GlobalDecl, genv: GlobalEnv, checker: Checker, options: Options) -
         return v
     reason = "; ".join([at.reason or "not proved"] + _where_sides_differ(at.final, genv) +
                        notes + _refuted_root(at.cites, genv, checker))
-    hint = _missing_side_conditions(g, at.residual, genv)
+    hint = _missing_side_conditions(g, at.residual, genv, options.fuel)
     if hint:
         reason += f"; the residual keeps a reciprocal: needs {hint}"
     # the steps the engine took before it stopped (`explain` shows where a script broke)
@@ -898,7 +898,7 @@ def _where_sides_differ(final: T.Term | None, genv: GlobalEnv) -> list[str]:
     alike and unfolding a definition met against something else (the eighty-ninth review: a
     swapped weight field in a block, every `rw` applied, then `norm` out of budget, named no
     place; `b0MbResid_dg` against `b0MbResid_zbb`, or `R • T` against `N • T`, is the place)."""
-    from .rewrite.tactics import _clip, _first_difference, _Same, unfold_head
+    from .rewrite.tactics import _first_difference, _Same, unfold_head
     body = final
     while isinstance(body, T.Forall):
         body = body.body
@@ -921,7 +921,7 @@ def _where_sides_differ(final: T.Term | None, genv: GlobalEnv) -> list[str]:
             else:
                 break
             a, b = _first_difference(lhs, rhs, _Same(genv), binders=False)
-        here, there = _clip(pretty(a), 120), _clip(pretty(b), 120)
+        here, there = clip(pretty(a), 120), clip(pretty(b), 120)
     except (RecursionError, ValueError, TypeError, AttributeError, KeyError):
         return []            # (a courtesy: the reason stands without it)
     if a is lhs or a == b or "~" in here + there:     # (an engine's name: not the user's text)

@@ -41,7 +41,7 @@ import numpy as np
 
 from . import arith, numeric_ops
 from . import terms as T
-from .pretty import pretty
+from .pretty import clip, pretty
 from .types import (FinT, FunT, GlobalDecl, GlobalEnv, NatT, RealT, Ty, VecT, binder_facts,
                     is_negative_statement, nonzero_names, ty_to_term)
 
@@ -1711,7 +1711,7 @@ def _judge(prop: T.Term, ev: _Ev, loc: dict, want: bool) -> _Detail:
             if not bool(np.all(ev.prop(part, loc).arr)):
                 d = _judge(part, ev, loc, False)
                 if not isinstance(part, T.And):   # (a nested `∧` names its own failing part)
-                    d.text = f"in the part `{_clip_part(pretty(part))}`: {d.text}"
+                    d.text = f"in the part `{clip(pretty(part), 120)}`: {d.text}"
                 return d
         return _Detail(text=pretty(prop))
     if isinstance(prop, T.App) and isinstance(prop.fn, T.Var) and prop.fn.name not in loc:
@@ -1739,11 +1739,6 @@ def _judge(prop: T.Term, ev: _Ev, loc: dict, want: bool) -> _Detail:
             text = f"{_sides_text(lhs, rhs)}"
         return _Detail(lhs, rhs, index, text)
     return _Detail(text=pretty(prop))
-
-
-def _clip_part(text: str, limit: int = 120) -> str:
-    """A failing part of a conjunction, as named in a counterexample's summary: short."""
-    return text if len(text) <= limit else text[:limit] + " …"
 
 
 def _as_elementwise(v: Val) -> Val:

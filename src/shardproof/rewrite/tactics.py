@@ -22,7 +22,7 @@ from typing import AbstractSet, Any, Callable
 from .. import arith
 from .. import terms as T
 from ..kernel import BINDING, NODES, TRUE, at_path, kids, replace_at
-from ..pretty import pretty
+from ..pretty import clip, pretty
 from ..types import FinT, GlobalDecl, GlobalEnv, NatT, subst_term
 
 
@@ -588,14 +588,10 @@ def replace_like(t: T.Term, path: list[int], new: T.Term) -> tuple[T.Term, list[
 
 
 def _matches(t: T.Term) -> str:
-    return f"it matches `{_clip(pretty(t), 80)}`"
+    return f"it matches `{clip(pretty(t), 80)}`"
 
 
 HYP_TEXT = 300          # characters of a cited lemma's hypothesis quoted in a miss
-
-
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[:limit] + " …"
 
 
 def _hyp_miss(hname: str, h: T.Term, sub: dict[str, T.Term], goal: Goal, rule: RwRule) -> str:
@@ -604,7 +600,7 @@ def _hyp_miss(hname: str, h: T.Term, sub: dict[str, T.Term], goal: Goal, rule: R
     what is accepted is ``discharge``'s alone."""
     inst = beta(subst_capture_free(h, sub))
     names = _source_map(inst)     # (binders renamed apart read `r` or `r'`, never `r~1`, in the
-    text = f"its hypothesis `{hname} : {_clip(pretty(_source_names(inst)), HYP_TEXT)}` does " \
+    text = f"its hypothesis `{hname} : {clip(pretty(_source_names(inst)), HYP_TEXT)}` does " \
         "not follow from the goal's hypotheses"                      # quote and in the hint)
 
     def source(msg: str) -> str:
@@ -621,7 +617,7 @@ def _hyp_miss(hname: str, h: T.Term, sub: dict[str, T.Term], goal: Goal, rule: R
             a, b = _first_difference(body.lhs, body.rhs, _Same(goal.genv))
             if a is not body.lhs:
                 return source(f"{text} (is one missing? its two sides first differ at "
-                              f"`{_clip(pretty(a), 120)}` against `{_clip(pretty(b), 120)}`)")
+                              f"`{clip(pretty(a), 120)}` against `{clip(pretty(b), 120)}`)")
     except (RecursionError, ValueError, TypeError, AttributeError, KeyError):
         pass
     return f"{text} (is one missing?)"
@@ -664,7 +660,7 @@ def _hyp_hint(h: T.Term, sub: dict[str, T.Term], goal: Goal, rule: RwRule) -> st
             s2 = _as_goal_hyp(pat, cand, sub, goal, rule) if cand is not None else None
             if s2 is None:
                 continue
-            want = _clip(pretty(_source_names(beta(subst_capture_free(h, s2)))), HYP_TEXT)
+            want = clip(pretty(_source_names(beta(subst_capture_free(h, s2)))), HYP_TEXT)
             if cand is gh:
                 return f"the goal's `{gname}` states it with the sides swapped; write `{want}`"
             return (f"the goal's `{gname}` states it as an equality of functions"
@@ -681,8 +677,8 @@ def _hyp_hint(h: T.Term, sub: dict[str, T.Term], goal: Goal, rule: RwRule) -> st
         if d is not None:               # (one still open after it is `?G`, as in Lean)
             need = subst_capture_free(d[0], {**{v: T.Var(f"?{v}") for v in open_},
                                              **same.sub})
-            return (f"the goal's `{gname}` has `{_clip(pretty(d[1]), 120)}` where it needs "
-                    f"`{_clip(pretty(need), 120)}`")
+            return (f"the goal's `{gname}` has `{clip(pretty(d[1]), 120)}` where it needs "
+                    f"`{clip(pretty(need), 120)}`")
     return None
 
 
@@ -893,7 +889,7 @@ def rewrite_once(goal: Goal, rule: RwRule, prove_eq=None,
                     notes[k] = {"hyp": hname, "how": how, "kind": kind}
         except TacticError:
             miss(lambda: f"{_matches(sub_t)}, but its hypothesis `{hname} : "
-                 f"{_clip(pretty(beta(subst_capture_free(h, sub))), HYP_TEXT)}` does not "
+                 f"{clip(pretty(beta(subst_capture_free(h, sub))), HYP_TEXT)}` does not "
                  "follow at the instance its other hypotheses give")
             continue
         left = sorted(rule.vars - set(sub))      # (one only a type mentions: `n` of `Fin n`)
